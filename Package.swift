@@ -1,0 +1,16 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "ModelObjects",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ModelObjects", targets: ["ModelObjects"]),
+    ],
+    targets: [
+        .target(name: "ModelObjects"),
+        .target(name: "SampleModels", dependencies: ["ModelObjects"]),
+        .executableTarget(name: "employees", dependencies: ["ModelObjects", "SampleModels"]),
+        .testTarget(name: "ModelObjectsTests", dependencies: ["ModelObjects", "SampleModels"]),
+    ]
+)

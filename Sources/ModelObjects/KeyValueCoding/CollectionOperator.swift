@@ -1,0 +1,170 @@
+import Foundation
+
+/// The collection operators of key paths: `@count`, `@sum`, `@avg`, `@max`, `@min`,
+/// `@unionOfObjects`, `@distinctUnionOfObjects`, `@unionOfArrays`, `@distinctUnionOfArrays`
+/// and `@distinctUnionOfSets`.
+///
+/// Results follow Cocoa, with Swift types: `@count` is an `Int`; `@sum` is an `Int` when every
+/// value is an integer, a `Decimal` when one is a `Decimal` (or an integer sum overflows), a
+/// `Double` otherwise; `@avg` is a `Double` (a `Decimal` for decimal values); `@max`/`@min`
+/// return the value itself. Nil values are skipped; `@sum` of an empty collection is 0, `@avg`,
+/// `@max` and `@min` of an empty collection are nil.
+enum CollectionOperator {
+    static func apply(
+        _ name: Substring, to collection: any KeyValueCollection, rightPath: Substring?, fullPath: String
+    ) throws -> Any? {
+        switch name {
+        case "count":
+            return collection.keyValueCount
+        case "sum":
+            return try sum(of: values(of: collection, rightPath: requiredPath(rightPath, name, fullPath), fullPath: fullPath), fullPath)
+        case "avg":
+            let values = try values(of: collection, rightPath: requiredPath(rightPath, name, fullPath), fullPath: fullPath)
+            return try average(of: values, fullPath)
+        case "max":
+            return try extreme(of: values(of: collection, rightPath: requiredPath(rightPath, name, fullPath), fullPath: fullPath), keeping: .orderedDescending, fullPath)
+        case "min":
+            return try extreme(of: values(of: collection, rightPath: requiredPath(rightPath, name, fullPath), fullPath: fullPath), keeping: .orderedAscending, fullPath)
+        case "unionOfObjects":
+            return try values(of: collection, rightPath: requiredPath(rightPath, name, fullPath), fullPath: fullPath)
+        case "distinctUnionOfObjects":
+            return try distinct(values(of: collection, rightPath: requiredPath(rightPath, name, fullPath), fullPath: fullPath), fullPath)
+        case "unionOfArrays", "distinctUnionOfArrays", "distinctUnionOfSets":
+            let path = try requiredPath(rightPath, name, fullPath)
+            var all: [Any] = []
+            try collection.forEachKeyValue { inner in
+                guard let innerCollection = inner as? any KeyValueCollection else {
+                    throw KeyValueCodingError(
+                        .operatorOnNonCollection, key: fullPath, className: String(reflecting: type(of: inner)),
+                        message: "@\(name) needs a collection of collections; an element is a \(type(of: inner))")
+                }
+                all.append(contentsOf: try values(of: innerCollection, rightPath: path, fullPath: fullPath))
+            }
+            switch name {
+            case "unionOfArrays": return all
+            case "distinctUnionOfArrays": return try distinct(all, fullPath)
+            default: return Set(try distinct(all, fullPath).compactMap { $0 as? AnyHashable })
+            }
+        default:
+            throw KeyValueCodingError(
+                .unknownCollectionOperator, key: fullPath,
+                message: "'@\(name)' is not a collection operator")
+        }
+    }
+
+    private static func requiredPath(_ path: Substring?, _ name: Substring, _ fullPath: String) throws -> Substring {
+        guard let path, !path.isEmpty else {
+            throw KeyValueCodingError(
+                .missingOperatorKeyPath, key: fullPath,
+                message: "@\(name) needs a key path to its right, as in '@\(name).salary'")
+        }
+        return path
+    }
+
+    /// The non-nil values at `rightPath` of every element, in the collection's order.
+    private static func values(
+        of collection: any KeyValueCollection, rightPath: Substring, fullPath: String
+    ) throws -> [Any] {
+        var values: [Any] = []
+        values.reserveCapacity(collection.keyValueCount)
+        let isSimpleKey = !rightPath.utf8.contains(UInt8(ascii: ".")) && rightPath.utf8.first != UInt8(ascii: "@")
+        let key = String(rightPath)
+        try collection.forEachKeyValue { element in
+            let value = isSimpleKey
+                ? try KeyValuePath.value(of: element, forKey: key, fullPath: fullPath)
+                : try KeyValuePath.value(of: element, forKeyPath: rightPath, fullPath: fullPath)
+            if let value, !(value is NSNull) { values.append(value) }
+        }
+        return values
+    }
+
+    private static func number(_ value: Any, _ fullPath: String) throws -> KeyValueNumber {
+        guard let number = KeyValueNumber(value) else {
+            throw KeyValueCodingError(
+                .nonNumericValue, key: fullPath, className: String(reflecting: type(of: value)),
+                message: "\(value) (\(type(of: value))) is not a number")
+        }
+        return number
+    }
+
+    private static func sum(of values: [Any], _ fullPath: String) throws -> Any {
+        var accumulator = NumberAccumulator()
+        for value in values { accumulator.add(try number(value, fullPath)) }
+        return accumulator.sum
+    }
+
+    private static func average(of values: [Any], _ fullPath: String) throws -> Any? {
+        guard !values.isEmpty else { return nil }
+        var accumulator = NumberAccumulator()
+        for value in values { accumulator.add(try number(value, fullPath)) }
+        return accumulator.average(count: values.count)
+    }
+
+    private static func extreme(of values: [Any], keeping order: ComparisonResult, _ fullPath: String) throws -> Any? {
+        guard var best = values.first else { return nil }
+        for value in values.dropFirst() {
+            guard let comparison = compareKeyValues(value, best) else {
+                throw KeyValueCodingError(
+                    .nonNumericValue, key: fullPath,
+                    message: "cannot compare \(value) (\(type(of: value))) with \(best) (\(type(of: best)))")
+            }
+            if comparison == order { best = value }
+        }
+        return best
+    }
+
+    /// Keeps the first occurrence of each value, in order.
+    private static func distinct(_ values: [Any], _ fullPath: String) throws -> [Any] {
+        var seen: Set<AnyHashable> = []
+        var result: [Any] = []
+        for value in values {
+            guard let hashable = value as? AnyHashable else {
+                throw KeyValueCodingError.mismatch(fullPath, in: nil, expected: AnyHashable.self, given: value)
+            }
+            if seen.insert(hashable).inserted { result.append(value) }
+        }
+        return result
+    }
+}
+
+/// Adds numbers exactly: integers as `Int64` until they overflow, doubles as `Double`, and
+/// anything involving a `Decimal` as `Decimal`.
+private struct NumberAccumulator {
+    var integerSum: Int64 = 0
+    var doubleSum: Double = 0
+    var decimalSum: Decimal?
+    var hasDouble = false
+
+    mutating func add(_ number: KeyValueNumber) {
+        switch number {
+        case .signed(let value):
+            let (result, overflow) = integerSum.addingReportingOverflow(value)
+            if overflow {
+                decimalSum = (decimalSum ?? 0) + Decimal(value)
+            } else {
+                integerSum = result
+            }
+        case .double(let value):
+            hasDouble = true
+            doubleSum += value
+        case .unsigned, .decimal:
+            decimalSum = (decimalSum ?? 0) + number.decimalValue
+        }
+    }
+
+    var sum: Any {
+        if let decimalSum {
+            return decimalSum + Decimal(integerSum) + (hasDouble ? KeyValueNumber.double(doubleSum).decimalValue : 0)
+        }
+        if hasDouble { return Double(integerSum) + doubleSum }
+        return Int(exactly: integerSum) ?? integerSum
+    }
+
+    func average(count: Int) -> Any {
+        if let decimalSum {
+            let total = decimalSum + Decimal(integerSum) + (hasDouble ? KeyValueNumber.double(doubleSum).decimalValue : 0)
+            return total / Decimal(count)
+        }
+        return (Double(integerSum) + doubleSum) / Double(count)
+    }
+}

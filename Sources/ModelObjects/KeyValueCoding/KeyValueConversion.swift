@@ -1,0 +1,141 @@
+import Foundation
+
+/// Converts a value given to key-value coding into the property's type, or returns nil.
+///
+/// The value is taken as is when it already has the type; otherwise numbers convert between
+/// widths and kinds when no information is lost (`Int` 3 to `Double` 3.0, `Double` 2.0 to
+/// `Int` 2, but never 2.5 to `Int`), Foundation reference types bridge to their Swift value
+/// types (`NSNumber`, `NSString`, `NSDate`, `NSData`, `NSURL`, `NSUUID`), and `NSValue`
+/// unboxes to `CGPoint`, `CGSize`, `CGRect` and `NSRange`.
+func convertKeyValue<Target>(_ value: Any, to target: Target.Type) -> Target? {
+    if let direct = value as? Target { return direct }
+    if let convertible = Target.self as? any KeyValueConvertible.Type {
+        return convertible.convertedKeyValue(from: value) as? Target
+    }
+    return nil
+}
+
+/// Removes one level of `Optional` from a value held as `Any`, so that a nil property reads as
+/// nil rather than as `Optional<T>.none` boxed in `Any`.
+func flattenOptional(_ value: Any) -> Any? {
+    if let optional = value as? any OptionalValue { return optional.flattened }
+    return value
+}
+
+/// Implemented by `Optional` so that generic code can see through it.
+protocol OptionalValue {
+    /// The wrapped value, itself flattened, or nil.
+    var flattened: Any? { get }
+    /// The type of the wrapped value.
+    static var wrappedType: Any.Type { get }
+    /// The `none` value.
+    static var noneValue: Self { get }
+}
+
+extension Optional: OptionalValue {
+    var flattened: Any? {
+        switch self {
+        case .some(let wrapped): flattenOptional(wrapped)
+        case .none: nil
+        }
+    }
+    static var wrappedType: Any.Type { Wrapped.self }
+    static var noneValue: Self { .none }
+}
+
+/// A type that key-value coding converts other values into.
+protocol KeyValueConvertible {
+    static func convertedKeyValue(from value: Any) -> Self?
+}
+
+extension Optional: KeyValueConvertible {
+    static func convertedKeyValue(from value: Any) -> Self? {
+        if value is NSNull { return .some(.none) }
+        return convertKeyValue(value, to: Wrapped.self).map { .some($0) }
+    }
+}
+
+extension KeyValueConvertible where Self: BinaryInteger {
+    static func convertedKeyValue(from value: Any) -> Self? {
+        KeyValueNumber(value)?.exactly(Self.self)
+    }
+}
+
+extension Int: KeyValueConvertible {}
+extension Int8: KeyValueConvertible {}
+extension Int16: KeyValueConvertible {}
+extension Int32: KeyValueConvertible {}
+extension Int64: KeyValueConvertible {}
+extension UInt: KeyValueConvertible {}
+extension UInt8: KeyValueConvertible {}
+extension UInt16: KeyValueConvertible {}
+extension UInt32: KeyValueConvertible {}
+extension UInt64: KeyValueConvertible {}
+
+extension Double: KeyValueConvertible {
+    static func convertedKeyValue(from value: Any) -> Double? { KeyValueNumber(value)?.exactDouble }
+}
+
+extension Float: KeyValueConvertible {
+    static func convertedKeyValue(from value: Any) -> Float? { KeyValueNumber(value)?.exactFloat }
+}
+
+extension CGFloat: KeyValueConvertible {
+    static func convertedKeyValue(from value: Any) -> CGFloat? {
+        KeyValueNumber(value)?.exactDouble.map { CGFloat($0) }
+    }
+}
+
+extension Bool: KeyValueConvertible {
+    static func convertedKeyValue(from value: Any) -> Bool? { KeyValueNumber(value)?.exactBool }
+}
+
+extension Decimal: KeyValueConvertible {
+    static func convertedKeyValue(from value: Any) -> Decimal? { KeyValueNumber(value)?.decimalValue }
+}
+
+extension String: KeyValueConvertible {
+    static func convertedKeyValue(from value: Any) -> String? {
+        (value as? NSString).map { String(describing: $0) }
+    }
+}
+
+extension Date: KeyValueConvertible {
+    static func convertedKeyValue(from value: Any) -> Date? {
+        (value as? NSDate).map { Date(timeIntervalSinceReferenceDate: $0.timeIntervalSinceReferenceDate) }
+    }
+}
+
+extension Data: KeyValueConvertible {
+    static func convertedKeyValue(from value: Any) -> Data? {
+        (value as? NSData).map { Data(referencing: $0) }
+    }
+}
+
+extension URL: KeyValueConvertible {
+    static func convertedKeyValue(from value: Any) -> URL? {
+        (value as? NSURL).flatMap { $0.absoluteURL }
+    }
+}
+
+extension UUID: KeyValueConvertible {
+    static func convertedKeyValue(from value: Any) -> UUID? {
+        (value as? NSUUID).flatMap { UUID(uuidString: $0.uuidString) }
+    }
+}
+
+extension CGPoint: KeyValueConvertible {
+    static func convertedKeyValue(from value: Any) -> CGPoint? { (value as? NSValue)?.pointValue }
+}
+
+extension CGSize: KeyValueConvertible {
+    static func convertedKeyValue(from value: Any) -> CGSize? { (value as? NSValue)?.sizeValue }
+}
+
+extension CGRect: KeyValueConvertible {
+    static func convertedKeyValue(from value: Any) -> CGRect? { (value as? NSValue)?.rectValue }
+}
+
+extension NSRange: KeyValueConvertible {
+    static func convertedKeyValue(from value: Any) -> NSRange? { (value as? NSValue)?.rangeValue }
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+/// Evaluates key paths against model objects, collections and dictionaries, as Cocoa's
+/// `valueForKeyPath:` does: through to-one relationships key by key, and through to-many
+/// relationships by collecting the values at the rest of the path.
+enum KeyValuePath {
+    /// Splits a key path at its first dot.
+    @inline(__always)
+    static func split(_ path: Substring) -> (first: Substring, rest: Substring?) {
+        guard let dot = path.utf8.firstIndex(of: UInt8(ascii: ".")) else { return (path, nil) }
+        return (path[..<dot], path[path.index(after: dot)...])
+    }
+
+    /// The value at `path`, starting from `target`.
+    static func value(of target: Any?, forKeyPath path: Substring, fullPath: String) throws -> Any? {
+        let (first, rest) = split(path)
+        guard !first.isEmpty, rest.map({ !$0.isEmpty }) ?? true else {
+            throw malformed(fullPath)
+        }
+        if first.utf8.first == UInt8(ascii: "@") {
+            guard let target else { return nil }
+            guard let collection = target as? any KeyValueCollection else {
+                throw KeyValueCodingError(
+                    .operatorOnNonCollection, key: fullPath,
+                    className: String(reflecting: type(of: target)),
+                    message: "the collection operator '\(first)' needs an array or a set, got \(type(of: target))")
+            }
+            return try CollectionOperator.apply(first.dropFirst(), to: collection, rightPath: rest, fullPath: fullPath)
+        }
+        let value = try self.value(of: target, forKey: String(first), fullPath: fullPath)
+        guard let rest else { return value }
+        return try self.value(of: value, forKeyPath: rest, fullPath: fullPath)
+    }
+
+    /// The value for one key of `target`: a model object's property, a dictionary's entry, or
+    /// for a collection the collection of its elements' values (nil becomes `NSNull` in arrays
+    /// and is left out of sets, as in Cocoa).
+    static func value(of target: Any?, forKey key: String, fullPath: String) throws -> Any? {
+        switch target {
+        case nil:
+            return nil
+        case let object as ModelObject:
+            return try object.value(forKey: key)
+        case is NSNull:
+            return nil
+        case let collection as any KeyValueCollection:
+            if collection.isOrderedKeyValueCollection {
+                var values: [Any] = []
+                values.reserveCapacity(collection.keyValueCount)
+                try collection.forEachKeyValue { element in
+                    values.append(try value(of: element, forKey: key, fullPath: fullPath) ?? NSNull())
+                }
+                return values
+            }
+            var values: Set<AnyHashable> = []
+            try collection.forEachKeyValue { element in
+                guard let value = try value(of: element, forKey: key, fullPath: fullPath) else { return }
+                guard let hashable = value as? AnyHashable else {
+                    throw KeyValueCodingError.mismatch(fullPath, in: nil, expected: AnyHashable.self, given: value)
+                }
+                values.insert(hashable)
+            }
+            return values
+        case let dictionary as [String: Any]:
+            return dictionary[key].flatMap(flattenOptional)
+        case let dictionary as [AnyHashable: Any]:
+            return dictionary[AnyHashable(key)].flatMap(flattenOptional)
+        case let target?:
+            throw KeyValueCodingError(
+                .notKeyValueCodingCompliant, key: fullPath, className: String(reflecting: type(of: target)),
+                message: "a value of type \(type(of: target)) has no key '\(key)'")
+        }
+    }
+
+    /// Sets the value at `path`: the last key is set on the object the rest of the path leads to.
+    /// Does nothing when that object is nil, as in Cocoa.
+    static func setValue(_ value: Any?, on object: ModelObject, forKeyPath path: String) throws {
+        var target: ModelObject = object
+        var remaining = Substring(path)
+        while true {
+            let (first, rest) = split(remaining)
+            guard !first.isEmpty, rest.map({ !$0.isEmpty }) ?? true else { throw malformed(path) }
+            guard let rest else {
+                try target.setValue(value, forKey: String(first))
+                return
+            }
+            guard let next = try target.value(forKey: String(first)) else { return }
+            guard let nextObject = next as? ModelObject else {
+                throw KeyValueCodingError(
+                    .notKeyValueCodingCompliant, key: path, className: String(reflecting: type(of: next)),
+                    message: "cannot set through '\(first)', which holds a \(type(of: next)), not a model object")
+            }
+            target = nextObject
+            remaining = rest
+        }
+    }
+
+    static func malformed(_ path: String) -> KeyValueCodingError {
+        KeyValueCodingError(.malformedKeyPath, key: path, message: "the key path '\(path)' has an empty key")
+    }
+}

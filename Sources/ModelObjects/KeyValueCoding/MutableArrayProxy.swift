@@ -1,0 +1,245 @@
+import Foundation
+
+/// A live, mutable view of an ordered to-many key (or any array attribute): every edit changes
+/// the object's property in place and posts the precise change to observers (an insertion with
+/// its indexes, not a replacement of the whole array).
+///
+/// Get one from ``ModelObject/mutableArrayValue(forKey:)``. When the class provides
+/// ``CollectionAccessors`` for the key, the proxy calls them instead of editing the storage.
+///
+/// ```swift
+/// let reports = try manager.mutableArrayValue(forKey: "directReports")
+/// try reports.append(newHire)            // observers see .insertion at [count]
+/// try reports.remove(at: 0)               // observers see .removal at [0]
+/// ```
+///
+/// Corresponds to the `NSMutableArray` proxy of `-[NSObject mutableArrayValueForKey:]`.
+/// Differences: elements are type-checked against the property (a wrong type throws
+/// ``KeyValueCodingError/Code/typeMismatch``), bad indexes throw
+/// ``KeyValueCodingError/Code/indexOutOfRange`` instead of raising.
+public final class MutableArrayProxy {
+    /// The object whose property the proxy edits.
+    public let object: ModelObject
+    /// The key of the property.
+    public let key: String
+    private let descriptor: PropertyDescriptor?
+    private let accessors: CollectionAccessors.Ordered?
+
+    init(object: ModelObject, key: String) throws {
+        self.object = object
+        self.key = key
+        if case .ordered(let ordered)? = type(of: object).collectionAccessors(forKey: key)?.accessors {
+            accessors = ordered
+        } else {
+            accessors = nil
+        }
+        descriptor = object.propertyTable.descriptor(forKey: key)
+        guard let descriptor else {
+            if accessors == nil { throw KeyValueCodingError.undefined(key, in: object) }
+            return
+        }
+        let isArray = descriptor.storage.withStoredValue(in: object, at: descriptor.offset) { _, type in
+            type is any KeyValueArrayStorage.Type
+        }
+        guard isArray == true || accessors != nil else {
+            throw KeyValueCodingError(
+                .notACollection, key: key, className: String(reflecting: Swift.type(of: object)),
+                message: "the key '\(key)' does not hold an array")
+        }
+    }
+
+    /// Runs `body` with the address and element operations of the stored array.
+    private func withArray<Result>(
+        _ body: (UnsafeMutableRawPointer, any KeyValueArrayStorage.Type) throws -> Result
+    ) throws -> Result {
+        guard let descriptor,
+              let result = try descriptor.storage.withStoredValue(in: object, at: descriptor.offset, {
+                  address, type -> Result? in
+                  guard let array = type as? any KeyValueArrayStorage.Type else { return nil }
+                  return try body(address, array)
+              }),
+              let result
+        else {
+            throw KeyValueCodingError(
+                .notACollection, key: key, className: String(reflecting: type(of: object)),
+                message: "the key '\(key)' does not hold an array")
+        }
+        return result
+    }
+
+    /// The number of elements.
+    ///
+    /// - Throws: What the class's `count` accessor throws, if any; never otherwise.
+    public func count() throws -> Int {
+        if let accessors { return try accessors.count(object) }
+        return try withArray { address, array in array.count(at: address) }
+    }
+
+    /// The elements, in order.
+    public func elements() throws -> [Any] {
+        if let accessors {
+            return try (0..<accessors.count(object)).map { try accessors.objectAt(object, $0) }
+        }
+        return try withArray { address, array in array.elements(at: address) }
+    }
+
+    /// The element at `index`.
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/indexOutOfRange``.
+    public func element(at index: Int) throws -> Any {
+        try checkIndexes(index, count: try count())
+        if let accessors { return try accessors.objectAt(object, index) }
+        return try withArray { address, array in array.element(at: index, at: address) }
+    }
+
+    /// Inserts `element` at `index`; observers see one insertion.
+    public func insert(_ element: Any, at index: Int) throws {
+        try checkIndexes(index, count: try count() + 1)
+        try insert([element], at: IndexSet(integer: index))
+    }
+
+    /// Inserts `elements` so that they end up at `indexes` (as `insertObjects:atIndexes:`);
+    /// observers see one insertion for all of them.
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/indexOutOfRange`` when the counts differ or an
+    ///   index is past the end, ``KeyValueCodingError/Code/typeMismatch`` when an element has
+    ///   the wrong type; nothing changes then.
+    public func insert(_ elements: [Any], at indexes: IndexSet) throws {
+        guard elements.count == indexes.count else {
+            throw rangeError("\(elements.count) elements for \(indexes.count) indexes")
+        }
+        guard !elements.isEmpty else { return }
+        try checkIndexes(indexes, count: try count() + indexes.count)
+        if let accessors {
+            let converted = try convertForStorage(elements)
+            try object.changeCollection(forKey: key, kind: .insertion, indexes: indexes) {
+                for (element, index) in zip(converted, indexes) { try accessors.insert(object, element, index) }
+            }
+            return
+        }
+        try withArray { address, array in
+            guard let converted = array.converted(elements) else { throw mismatch(elements, array) }
+            object.changeCollection(forKey: key, kind: .insertion, indexes: indexes) {
+                array.insert(converted, at: indexes, at: address)
+            }
+        }
+    }
+
+    /// Appends `element`; observers see an insertion at the old count.
+    public func append(_ element: Any) throws {
+        try insert([element], at: IndexSet(integer: try count()))
+    }
+
+    /// Appends `elements` with one insertion notification, as the seed's
+    /// `addObjectsToEmployeesFromArray:` bulk modifier does.
+    public func append(contentsOf elements: [Any]) throws {
+        let count = try count()
+        try insert(elements, at: IndexSet(integersIn: count..<(count + elements.count)))
+    }
+
+    /// Removes the element at `index`; observers see one removal.
+    public func remove(at index: Int) throws {
+        try checkIndexes(index, count: try count())
+        try remove(at: IndexSet(integer: index))
+    }
+
+    /// Removes the elements at `indexes`; observers see one removal for all of them.
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/indexOutOfRange``; nothing changes then.
+    public func remove(at indexes: IndexSet) throws {
+        guard !indexes.isEmpty else { return }
+        try checkIndexes(indexes, count: try count())
+        if let accessors {
+            try object.changeCollection(forKey: key, kind: .removal, indexes: indexes) {
+                for index in indexes.reversed() { try accessors.remove(object, index) }
+            }
+            return
+        }
+        try withArray { address, array in
+            object.changeCollection(forKey: key, kind: .removal, indexes: indexes) {
+                array.remove(at: indexes, at: address)
+            }
+        }
+    }
+
+    /// Removes the last element; observers see one removal.
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/indexOutOfRange`` when the array is empty.
+    public func removeLast() throws {
+        try remove(at: try count() - 1)
+    }
+
+    /// Removes every element; observers see one removal of all of them.
+    public func removeAll() throws {
+        try remove(at: IndexSet(integersIn: 0..<(try count())))
+    }
+
+    /// Replaces the element at `index`; observers see one replacement.
+    public func replace(at index: Int, with element: Any) throws {
+        try checkIndexes(index, count: try count())
+        try replace(at: IndexSet(integer: index), with: [element])
+    }
+
+    /// Replaces the elements at `indexes` with `elements`; observers see one replacement.
+    ///
+    /// Without a `replace` accessor, a class's accessors are called as a removal then an
+    /// insertion at each index, still inside one replacement notification.
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/indexOutOfRange``,
+    ///   ``KeyValueCodingError/Code/typeMismatch``; nothing changes then.
+    public func replace(at indexes: IndexSet, with elements: [Any]) throws {
+        guard elements.count == indexes.count else {
+            throw rangeError("\(elements.count) elements for \(indexes.count) indexes")
+        }
+        guard !indexes.isEmpty else { return }
+        try checkIndexes(indexes, count: try count())
+        if let accessors {
+            let converted = try convertForStorage(elements)
+            try object.changeCollection(forKey: key, kind: .replacement, indexes: indexes) {
+                for (element, index) in zip(converted, indexes) {
+                    if let replace = accessors.replace {
+                        try replace(object, index, element)
+                    } else {
+                        try accessors.remove(object, index)
+                        try accessors.insert(object, element, index)
+                    }
+                }
+            }
+            return
+        }
+        try withArray { address, array in
+            guard let converted = array.converted(elements) else { throw mismatch(elements, array) }
+            object.changeCollection(forKey: key, kind: .replacement, indexes: indexes) {
+                array.replace(at: indexes, with: converted, at: address)
+            }
+        }
+    }
+
+    private func convertForStorage(_ elements: [Any]) throws -> [Any] {
+        guard descriptor != nil else { return elements }
+        return try withArray { _, array in
+            guard let converted = array.converted(elements) else { throw mismatch(elements, array) }
+            return converted
+        }
+    }
+
+    private func checkIndexes(_ indexes: IndexSet, count: Int) throws {
+        if let last = indexes.last { try checkIndexes(last, count: count) }
+    }
+
+    private func checkIndexes(_ index: Int, count: Int) throws {
+        guard index >= 0, index < count else {
+            throw rangeError("index \(index) is outside 0..<\(count)")
+        }
+    }
+
+    private func rangeError(_ message: String) -> KeyValueCodingError {
+        KeyValueCodingError(
+            .indexOutOfRange, key: key, className: String(reflecting: type(of: object)), message: message)
+    }
+
+    private func mismatch(_ elements: [Any], _ array: any KeyValueArrayStorage.Type) -> KeyValueCodingError {
+        let wrong = elements.first { array.converted([$0]) == nil } ?? elements
+        return KeyValueCodingError.mismatch(key, in: object, expected: array.elementType, given: wrong)
+    }
+}

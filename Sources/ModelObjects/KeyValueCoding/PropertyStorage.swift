@@ -1,0 +1,118 @@
+import Foundation
+
+/// How a declared key is backed.
+package enum PropertyKind: Sendable, Equatable {
+    /// An `@Attribute` property.
+    case attribute
+    /// A `@Relationship` to one object (`Department?`).
+    case toOne
+    /// A `@Relationship` to an ordered collection (`[Employee]`).
+    case orderedToMany
+    /// A `@Relationship` to an unordered collection (`Set<Project>`).
+    case unorderedToMany
+    /// A read-only `@Derived` key.
+    case derived
+}
+
+/// The storage of a property wrapper that the key table reaches through the wrapper's offset
+/// inside the object. `Attribute`, `Relationship` and `Derived` adopt it.
+package protocol PropertyStorage: SendableMetatype {
+    associatedtype StoredValue
+    /// The kind of property this storage backs.
+    static var propertyKind: PropertyKind { get }
+    /// The dependencies of a derived key, read from an instance; empty for stored properties.
+    static func dependencies(in object: ModelObject, at offset: Int) -> [String]
+    /// Reads the value as key-value coding returns it (nil for a nil optional).
+    static func keyValue(in object: ModelObject, at offset: Int) -> Any?
+    /// Converts and writes a key-value-coding value, with change notifications.
+    static func setKeyValue(_ value: Any?, in object: ModelObject, descriptor: PropertyDescriptor) throws
+    /// Calls `body` with the address and type of the stored value, for in-place edits of
+    /// collections; returns nil without calling it for storage that computes its value.
+    static func withStoredValue<Result>(
+        in object: ModelObject, at offset: Int,
+        _ body: (UnsafeMutableRawPointer, Any.Type) throws -> Result
+    ) rethrows -> Result?
+}
+
+/// Storage that holds its value inline: `Attribute` and `Relationship`.
+package protocol StoredPropertyStorage: PropertyStorage {
+    var storedValue: StoredValue { get set }
+}
+
+extension PropertyStorage {
+    /// The wrapper inside `object`, `offset` bytes from its start.
+    ///
+    /// The offset comes from the class's key table (or from the wrapper's own key path), so it
+    /// always addresses storage of type `Self` in an instance of that class.
+    @inline(__always)
+    static func pointer(in object: ModelObject, at offset: Int) -> UnsafeMutablePointer<Self> {
+        (Unmanaged.passUnretained(object).toOpaque() + offset).assumingMemoryBound(to: Self.self)
+    }
+
+    package static func dependencies(in object: ModelObject, at offset: Int) -> [String] { [] }
+
+    package static func withStoredValue<Result>(
+        in object: ModelObject, at offset: Int,
+        _ body: (UnsafeMutableRawPointer, Any.Type) throws -> Result
+    ) rethrows -> Result? {
+        nil
+    }
+}
+
+extension StoredPropertyStorage {
+    package static func keyValue(in object: ModelObject, at offset: Int) -> Any? {
+        let value = pointer(in: object, at: offset).pointee.storedValue
+        if StoredValue.self is any OptionalValue.Type { return flattenOptional(value) }
+        return value
+    }
+
+    package static func setKeyValue(
+        _ value: Any?, in object: ModelObject, descriptor: PropertyDescriptor
+    ) throws {
+        let converted: StoredValue
+        if let value {
+            guard let typed = convertKeyValue(value, to: StoredValue.self) else {
+                throw KeyValueCodingError.mismatch(
+                    descriptor.key, in: object, expected: StoredValue.self, given: value)
+            }
+            converted = typed
+        } else if let optional = StoredValue.self as? any OptionalValue.Type,
+                  let none = optional.noneValue as? StoredValue {
+            converted = none
+        } else {
+            try object.setNilValueForKey(descriptor.key)
+            return
+        }
+        object.changeValue(forKey: descriptor.key) {
+            pointer(in: object, at: descriptor.offset).pointee.storedValue = converted
+        }
+    }
+
+    /// Writes a value set through the typed property while the object has observers.
+    static func setObservedStoredValue(_ value: StoredValue, in object: ModelObject, at offset: Int) {
+        guard let descriptor = object.propertyTable.descriptor(atOffset: offset) else {
+            pointer(in: object, at: offset).pointee.storedValue = value
+            return
+        }
+        if object.observationState?.recordProbe(descriptor.key) == true { return }
+        object.changeValue(forKey: descriptor.key) {
+            pointer(in: object, at: offset).pointee.storedValue = value
+        }
+    }
+}
+
+extension ModelObject {
+    /// The byte offset of a wrapper's storage inside `object`.
+    ///
+    /// Inlined into the property's setter, the key path is a literal and the optimizer folds the
+    /// whole computation into a constant; it is only evaluated when the object has observers.
+    @inlinable @inline(__always)
+    static func storageOffset<Object: ModelObject, Storage>(
+        of storage: ReferenceWritableKeyPath<Object, Storage>, in object: Object
+    ) -> Int {
+        withUnsafeMutablePointer(to: &object[keyPath: storage]) {
+            UnsafeRawPointer($0) - UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        }
+    }
+
+}

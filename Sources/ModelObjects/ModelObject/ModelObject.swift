@@ -1,0 +1,203 @@
+import Foundation
+
+/// The base class of model objects: its declared properties are reachable by string key
+/// (key-value coding) and observable (key-value observing).
+///
+/// Declare each key-value-compliant property with a property wrapper; the Swift name is the key:
+/// ```swift
+/// final class Employee: ModelObject {
+///     @Attribute var firstName = ""
+///     @Attribute var salary = 0.0
+///     @Relationship var department: Department?
+///     @Derived("firstName", "lastName", compute: { (e: Employee) in "\(e.firstName) \(e.lastName)" })
+///     var fullName: String
+/// }
+/// let employee = Employee()
+/// try employee.setValue("Ada", forKey: "firstName")
+/// try employee.value(forKeyPath: "department.name")
+/// ```
+/// Subclasses inherit and extend the keys of their superclasses, to any depth.
+///
+/// Model objects are equal only to themselves and hash by identity, so they can live in sets
+/// (unordered to-many relationships).
+///
+/// Corresponds to Cocoa's `NSObject` with its `NSKeyValueCoding` and `NSKeyValueObserving`
+/// categories. Differences: every method throws where Cocoa raises an exception; keys are the
+/// declared properties (there is no search for methods or instance variables by name).
+///
+/// A model object and its graph belong to one isolation domain: the class is not `Sendable`.
+open class ModelObject: Hashable, CustomStringConvertible {
+    /// The keys of this object's class; shared by all its instances.
+    package final var propertyTable: PropertyTable
+
+    /// Observers of this object and pending changes; nil while nobody observes it, which is what
+    /// keeps a typed set as cheap as a plain stored property.
+    @exclusivity(unchecked) @usableFromInline
+    package final var observationState: ObservationState?
+
+    /// Creates an object whose properties hold their declared initial values.
+    ///
+    /// Corresponds to `-[NSObject init]`.
+    public required init() {
+        observationState = nil
+        propertyTable = PropertyTable.placeholder
+        propertyTable = PropertyTable.table(for: self)
+    }
+
+    deinit {
+        observationState?.objectWillDeinitialize()
+    }
+
+    // MARK: - Identity
+
+    /// Model objects are equal only when they are the same object.
+    public static func == (lhs: ModelObject, rhs: ModelObject) -> Bool { lhs === rhs }
+
+    /// Hashes the object's identity.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
+
+    /// The class name and the object's address, as Cocoa's `-description` prints by default.
+    open var description: String {
+        "<\(String(reflecting: type(of: self))): \(String(UInt(bitPattern: ObjectIdentifier(self).hashValue), radix: 16))>"
+    }
+
+    // MARK: - Key-value coding hooks
+
+    /// Returns the value of the property named by `key`.
+    ///
+    /// Declared properties answer directly; any other key goes to
+    /// ``value(forUndefinedKey:)``. Optional properties holding nil return nil.
+    ///
+    /// - Throws: ``KeyValueCodingError`` with code ``KeyValueCodingError/Code/undefinedKey``
+    ///   from the default ``value(forUndefinedKey:)``.
+    /// - Complexity: One hash lookup.
+    ///
+    /// Corresponds to `-[NSObject valueForKey:]`; differences: values are Swift values (`Double`,
+    /// `CGRect`), not `NSNumber`/`NSValue`; it throws instead of raising.
+    open func value(forKey key: String) throws -> Any? {
+        if let descriptor = propertyTable.descriptor(forKey: key) {
+            return descriptor.storage.keyValue(in: self, at: descriptor.offset)
+        }
+        return try value(forUndefinedKey: key)
+    }
+
+    /// Sets the property named by `key`, converting the value when no information is lost and
+    /// notifying observers.
+    ///
+    /// Nil for a property that cannot hold nil calls ``setNilValueForKey(_:)``; an undeclared
+    /// key calls ``setValue(_:forUndefinedKey:)``.
+    ///
+    /// - Throws: ``KeyValueCodingError`` with code ``KeyValueCodingError/Code/typeMismatch``
+    ///   when the value cannot be converted (the object is left unchanged),
+    ///   ``KeyValueCodingError/Code/undefinedKey`` or ``KeyValueCodingError/Code/readOnlyKey``
+    ///   from ``setValue(_:forUndefinedKey:)``, or what ``setNilValueForKey(_:)`` throws.
+    ///
+    /// Corresponds to `-[NSObject setValue:forKey:]`; differences: conversions are lossless only
+    /// (a `String` never becomes a number, 2.5 never becomes an `Int`).
+    open func setValue(_ value: Any?, forKey key: String) throws {
+        if let descriptor = propertyTable.descriptor(forKey: key) {
+            try descriptor.storage.setKeyValue(value, in: self, descriptor: descriptor)
+            return
+        }
+        try setValue(value, forUndefinedKey: key)
+    }
+
+    /// Called by ``value(forKey:)`` for a key the class does not declare. Override it to answer
+    /// extra keys; the default throws.
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/undefinedKey``.
+    ///
+    /// Corresponds to `-[NSObject valueForUndefinedKey:]`, which raises `NSUnknownKeyException`.
+    open func value(forUndefinedKey key: String) throws -> Any? {
+        throw KeyValueCodingError.undefined(key, in: self)
+    }
+
+    /// Called by ``setValue(_:forKey:)`` for a key the class does not declare or cannot set.
+    /// Override it to accept extra keys; the default throws.
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/readOnlyKey`` for a derived key,
+    ///   ``KeyValueCodingError/Code/undefinedKey`` otherwise.
+    ///
+    /// Corresponds to `-[NSObject setValue:forUndefinedKey:]`.
+    open func setValue(_ value: Any?, forUndefinedKey key: String) throws {
+        if let descriptor = propertyTable.descriptor(forKey: key), descriptor.isReadOnly {
+            throw KeyValueCodingError(
+                .readOnlyKey, key: key, className: String(reflecting: type(of: self)),
+                message: "the key '\(key)' is derived and cannot be set")
+        }
+        throw KeyValueCodingError.undefined(key, in: self)
+    }
+
+    /// Called by ``setValue(_:forKey:)`` when nil is given for a property that cannot hold nil (a
+    /// scalar, a struct or any other non-optional type). Override it to map nil to a value:
+    /// ```swift
+    /// override func setNilValueForKey(_ key: String) throws {
+    ///     if key == "salary" { salary = 0 } else { try super.setNilValueForKey(key) }
+    /// }
+    /// ```
+    /// - Throws: ``KeyValueCodingError/Code/nilValueForNonOptional`` by default.
+    ///
+    /// Corresponds to `-[NSObject setNilValueForKey:]`, which raises `NSInvalidArgumentException`.
+    open func setNilValueForKey(_ key: String) throws {
+        throw KeyValueCodingError(
+            .nilValueForNonOptional, key: key, className: String(reflecting: type(of: self)),
+            message: "nil cannot be set for the non-optional key '\(key)'")
+    }
+
+    /// The collection accessors a class provides for a to-many key, which mutable collection
+    /// proxies call instead of replacing the whole collection.
+    ///
+    /// Override it to return ``CollectionAccessors/ordered(count:objectAt:insert:remove:replace:)``
+    /// or ``CollectionAccessors/unordered(add:remove:)`` for the key; call `super` for other keys.
+    ///
+    /// Corresponds to Cocoa's search for `insertObject:in<Key>AtIndex:`,
+    /// `removeObjectFrom<Key>AtIndex:`, `add<Key>Object:` and their relatives.
+    open class func collectionAccessors(forKey key: String) -> CollectionAccessors? {
+        nil
+    }
+
+    // MARK: - Key-value observing hooks
+
+    /// Whether setting `key` through its property or key-value coding notifies observers by
+    /// itself. Return false for keys whose setters call ``willChangeValue(forKey:)`` and
+    /// ``didChangeValue(forKey:)`` themselves; call `super` for other keys.
+    ///
+    /// Corresponds to `+[NSObject automaticallyNotifiesObserversForKey:]`.
+    open class func automaticallyNotifiesObservers(forKey key: String) -> Bool {
+        true
+    }
+
+    /// The key paths whose values affect the value of `key`: observers of `key` are notified
+    /// when any of them changes. Override it and add to what `super` returns.
+    ///
+    /// The default returns the dependencies declared with ``Derived`` and those registered with
+    /// ``setKeys(_:triggerChangeNotificationsForDependentKey:)``.
+    ///
+    /// Corresponds to `+[NSObject keyPathsForValuesAffectingValueForKey:]`; differences: key
+    /// paths may go through to-many relationships with a collection operator
+    /// (`"employees.@sum.salary"`), which Cocoa does not allow.
+    open class func keyPathsForValuesAffectingValue(forKey key: String) -> Set<String> {
+        KeyDependencies.declaredKeyPaths(affecting: key, in: self)
+    }
+
+    /// Tells observers of `key` that its value is about to change; pair it with
+    /// ``didChangeValue(forKey:)``. Calls may nest.
+    ///
+    /// Corresponds to `-[NSObject willChangeValueForKey:]`.
+    open func willChangeValue(forKey key: String) {
+        observationState?.willChange(self, key: key, change: .setting)
+    }
+
+    /// Tells observers of `key` that its value changed, with the old value taken at the matching
+    /// ``willChangeValue(forKey:)``.
+    ///
+    /// Corresponds to `-[NSObject didChangeValueForKey:]`.
+    open func didChangeValue(forKey key: String) {
+        observationState?.didChange(self, key: key)
+    }
+}
+
+@available(*, unavailable, message: "model objects belong to one isolation domain; pass object IDs or values across")
+extension ModelObject: Sendable {}

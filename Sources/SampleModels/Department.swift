@@ -1,0 +1,24 @@
+import Foundation
+import ModelObjects
+
+/// A sample model class: a department with a budget and an ordered list of employees.
+open class Department: ModelObject {
+    /// The department's name.
+    @Attribute public var name = ""
+    /// The yearly budget, kept exactly.
+    @Attribute public var budget: Decimal = 0
+    /// The employees of the department, in order.
+    @Relationship public var employees: [Employee] = []
+
+    /// Creates an unnamed department with no budget and no employees.
+    public required init() {
+        super.init()
+    }
+
+    /// Creates a department with the given name and budget.
+    public convenience init(name: String, budget: Decimal = 0) {
+        self.init()
+        self.name = name
+        self.budget = budget
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import ModelObjects
+
+/// A sample model class: an employee of a ``Department``, with a manager and direct reports.
+///
+/// Used by the `employees` demo and by the tests; it follows the Model Object Implementation
+/// Guide's Employee.
+open class Employee: ModelObject {
+    /// The employee's given name.
+    @Attribute public var firstName = ""
+    /// The employee's family name.
+    @Attribute public var lastName = ""
+    /// A number unique within the company.
+    @Attribute public var employeeID = 0
+    /// The yearly salary; nil through key-value coding sets 0.
+    @Attribute public var salary = 0.0
+    /// The age in years, when known.
+    @Attribute public var age: Int? = nil
+    /// Whether the employee holds a driver's license.
+    @Attribute public var hasDriversLicense = false
+    /// The first day of employment.
+    @Attribute public var startDate = Date(timeIntervalSinceReferenceDate: 0)
+    /// The department the employee works in.
+    @Relationship public var department: Department?
+    /// The employee's manager.
+    @Relationship public var manager: Employee?
+    /// The employees this one manages, in order.
+    @Relationship public var directReports: [Employee] = []
+
+    /// First and last name, separated by a space.
+    @Derived("firstName", "lastName", compute: { (employee: Employee) in
+        "\(employee.firstName) \(employee.lastName)"
+    })
+    public var fullName: String
+
+    /// The full name followed by the employee ID in parentheses.
+    @Derived("lastName", "firstName", "employeeID", compute: { (employee: Employee) in
+        "\(employee.firstName) \(employee.lastName) (\(employee.employeeID))"
+    })
+    public var fullNameAndID: String
+
+    /// Creates an employee with empty names, ID 0 and salary 0.
+    public required init() {
+        super.init()
+    }
+
+    /// Creates an employee with the given names, ID and salary.
+    public convenience init(firstName: String, lastName: String, employeeID: Int, salary: Double) {
+        self.init()
+        self.firstName = firstName
+        self.lastName = lastName
+        self.employeeID = employeeID
+        self.salary = salary
+    }
+
+    /// Maps nil for `salary` to 0, as the seed's `setNilValueForKey:` does for `bounds`.
+    open override func setNilValueForKey(_ key: String) throws {
+        if key == "salary" {
+            salary = 0
+        } else {
+            try super.setNilValueForKey(key)
+        }
+    }
+}
