@@ -6,9 +6,14 @@ import Foundation
 ///
 /// Results follow Cocoa, with Swift types: `@count` is an `Int`; `@sum` is an `Int` when every
 /// value is an integer, a `Decimal` when one is a `Decimal` (or an integer sum overflows), a
-/// `Double` otherwise; `@avg` is a `Double` (a `Decimal` for decimal values); `@max`/`@min`
-/// return the value itself. Nil values are skipped; `@sum` of an empty collection is 0, `@avg`,
-/// `@max` and `@min` of an empty collection are nil.
+/// `Double` otherwise (Cocoa always answers an `NSDecimalNumber`); `@avg` is a `Double` (a
+/// `Decimal` for decimal values); `@max`/`@min` return the value itself. Nil and `NSNull` values
+/// are skipped, except that `@avg` divides by the whole count, as Cocoa does; `@sum` of an empty
+/// collection is 0, `@avg`, `@max` and `@min` of an empty collection are nil. A value that is not a
+/// number throws ``KeyValueCodingError/Code/nonNumericValue`` (Cocoa answers NaN or raises).
+/// The distinct unions keep the first occurrence of each value in order and answer a set for a
+/// set receiver; `@unionOfObjects` and `@unionOfArrays` answer an array for any receiver (Cocoa
+/// raises for a set).
 enum CollectionOperator {
     static func apply(
         _ name: Substring, to collection: any KeyValueCollection, rightPath: Substring?, fullPath: String
@@ -20,7 +25,7 @@ enum CollectionOperator {
             return try sum(of: values(of: collection, rightPath: requiredPath(rightPath, name, fullPath), fullPath: fullPath), fullPath)
         case "avg":
             let values = try values(of: collection, rightPath: requiredPath(rightPath, name, fullPath), fullPath: fullPath)
-            return try average(of: values, fullPath)
+            return try average(of: values, count: collection.keyValueCount, fullPath)
         case "max":
             return try extreme(of: values(of: collection, rightPath: requiredPath(rightPath, name, fullPath), fullPath: fullPath), keeping: .orderedDescending, fullPath)
         case "min":
@@ -28,7 +33,9 @@ enum CollectionOperator {
         case "unionOfObjects":
             return try values(of: collection, rightPath: requiredPath(rightPath, name, fullPath), fullPath: fullPath)
         case "distinctUnionOfObjects":
-            return try distinct(values(of: collection, rightPath: requiredPath(rightPath, name, fullPath), fullPath: fullPath), fullPath)
+            let values = try distinct(values(of: collection, rightPath: requiredPath(rightPath, name, fullPath), fullPath: fullPath), fullPath)
+            if collection.isOrderedKeyValueCollection { return values }
+            return Set(values.compactMap { $0 as? AnyHashable })
         case "unionOfArrays", "distinctUnionOfArrays", "distinctUnionOfSets":
             let path = try requiredPath(rightPath, name, fullPath)
             var all: [Any] = []
@@ -93,11 +100,13 @@ enum CollectionOperator {
         return accumulator.sum
     }
 
-    private static func average(of values: [Any], _ fullPath: String) throws -> Any? {
-        guard !values.isEmpty else { return nil }
+    /// The sum divided by the number of elements, nil ones included (they count as 0), as in
+    /// Cocoa; nil for an empty collection.
+    private static func average(of values: [Any], count: Int, _ fullPath: String) throws -> Any? {
+        guard count > 0 else { return nil }
         var accumulator = NumberAccumulator()
         for value in values { accumulator.add(try number(value, fullPath)) }
-        return accumulator.average(count: values.count)
+        return accumulator.average(count: count)
     }
 
     private static func extreme(of values: [Any], keeping order: ComparisonResult, _ fullPath: String) throws -> Any? {
