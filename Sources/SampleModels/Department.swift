@@ -10,6 +10,13 @@ open class Department: ModelObject {
     /// The employees of the department, in order.
     @Relationship public var employees: [Employee] = []
 
+    /// The sum of the employees' salaries. Observers hear when an employee is added or removed
+    /// and when any current employee's salary changes.
+    @Derived("employees.@sum.salary", compute: { (department: Department) in
+        department.employees.reduce(0) { $0 + $1.salary }
+    })
+    public var totalSalary: Double
+
     /// Creates an unnamed department with no budget and no employees.
     public required init() {
         super.init()

@@ -39,6 +39,10 @@ open class Employee: ModelObject {
     })
     public var fullNameAndID: String
 
+    /// The name of the employee's department, or nil.
+    @Derived("department.name", compute: { (employee: Employee) in employee.department?.name })
+    public var departmentName: String?
+
     /// Creates an employee with empty names, ID 0 and salary 0.
     public required init() {
         super.init()

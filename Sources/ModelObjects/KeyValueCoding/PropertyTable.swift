@@ -94,6 +94,11 @@ package final class PropertyTable: Sendable {
         }
     }
 
+    /// The table of a class, if an instance of it was ever made.
+    static func existingTable(for type: ModelObject.Type) -> PropertyTable? {
+        cache.withLock { $0[ObjectIdentifier(type)] }
+    }
+
     /// Reads the class's fields through the standard library's reflection metadata and keeps
     /// those whose type is one of this library's property wrappers. A wrapper's field is named
     /// `_key`; its offset lets key-value coding reach the storage without a key path.

@@ -1,6 +1,129 @@
 import Foundation
+import Synchronization
 
 extension ModelObject {
+    /// Registers `observer` to receive changes of `keyPath`, relative to this object.
+    ///
+    /// The key path may go through to-one relationships (`"department.name"`): the observer
+    /// hears when any key along it changes, and the registration follows the path to new
+    /// intermediate objects. Through to-many relationships it hears changes of any related
+    /// object. Keys that others depend on (``keyPathsForValuesAffectingValue(forKey:)``)
+    /// notify their dependents.
+    ///
+    /// The same observer may register for the same key path several times, with different
+    /// contexts; each registration is notified. The observer is held weakly.
+    ///
+    /// With ``KeyValueObservingOptions/initial`` the observer receives one notification before
+    /// this method returns.
+    ///
+    /// Corresponds to `-[NSObject addObserver:forKeyPath:options:context:]`; differences: the
+    /// observer is not retained and need not be removed before it goes away.
+    public func addObserver(
+        _ observer: any KeyValueObserver, forKeyPath keyPath: String,
+        options: KeyValueObservingOptions = [], context: UnsafeMutableRawPointer? = nil
+    ) {
+        register(Observation(
+            root: self, keyPath: keyPath, options: options, context: context, observer: observer, handler: nil))
+    }
+
+    /// Removes the most recent registration of `observer` for `keyPath`.
+    ///
+    /// - Throws: ``KeyValueObservingError/Code/observerNotRegistered`` when there is none.
+    ///
+    /// Corresponds to `-[NSObject removeObserver:forKeyPath:]`, which raises in that case.
+    public func removeObserver(_ observer: any KeyValueObserver, forKeyPath keyPath: String) throws {
+        try removeObserver(observer, forKeyPath: keyPath, matching: .none)
+    }
+
+    /// Removes the registration of `observer` for `keyPath` made with `context`.
+    ///
+    /// - Throws: ``KeyValueObservingError/Code/observerNotRegistered`` when there is none.
+    ///
+    /// Corresponds to `-[NSObject removeObserver:forKeyPath:context:]`.
+    public func removeObserver(
+        _ observer: any KeyValueObserver, forKeyPath keyPath: String, context: UnsafeMutableRawPointer?
+    ) throws {
+        try removeObserver(observer, forKeyPath: keyPath, matching: .some(context))
+    }
+
+    private func removeObserver(
+        _ observer: any KeyValueObserver, forKeyPath keyPath: String, matching context: UnsafeMutableRawPointer??
+    ) throws {
+        guard let observation = observationState?.registration(by: observer, keyPath: keyPath, context: context) else {
+            throw KeyValueObservingError(
+                .observerNotRegistered, keyPath: keyPath, className: String(reflecting: type(of: self)),
+                message: "cannot remove an observer of type \(type(of: observer)) for the key path '\(keyPath)' because it is not registered as an observer")
+        }
+        observation.invalidate()
+    }
+
+    /// Observes `keyPath` (a string key path) with a handler, until the returned token is
+    /// invalidated or released.
+    ///
+    /// The handler receives this object and the change; it should not capture this object
+    /// strongly.
+    ///
+    /// Corresponds to Foundation's `observe(_:options:changeHandler:)` with a string key path.
+    public func observe(
+        _ keyPath: String, options: KeyValueObservingOptions = [],
+        changeHandler: @escaping (ModelObject, KeyValueChange) -> Void
+    ) -> KeyValueObservation {
+        let observation = Observation(
+            root: self, keyPath: keyPath, options: options, context: nil, observer: nil, handler: changeHandler)
+        register(observation)
+        return KeyValueObservation(observation)
+    }
+
+    private func register(_ observation: Observation) {
+        if observation.options.contains(.initial) {
+            var change = KeyValueChange(kind: .setting)
+            if observation.options.contains(.new) {
+                change.newValue = observation.currentValue()
+                change.includesNewValue = true
+            }
+            observation.deliver(change)
+        }
+        makeObservationState().addRegistration(observation)
+        observation.attach()
+    }
+
+    /// Tells observers of an ordered to-many key that objects at `indexes` are about to be
+    /// inserted, removed or replaced; pair it with ``didChange(_:valuesAt:forKey:)``.
+    ///
+    /// Corresponds to `-[NSObject willChange:valuesAtIndexes:forKey:]`.
+    public func willChange(_ kind: KeyValueChange.Kind, valuesAt indexes: IndexSet, forKey key: String) {
+        observationState?.willChange(self, key: key, change: .ordered(kind, indexes))
+    }
+
+    /// Tells observers of an ordered to-many key that objects at `indexes` were inserted,
+    /// removed or replaced.
+    ///
+    /// Corresponds to `-[NSObject didChange:valuesAtIndexes:forKey:]`.
+    public func didChange(_ kind: KeyValueChange.Kind, valuesAt indexes: IndexSet, forKey key: String) {
+        observationState?.didChange(self, key: key)
+    }
+
+    /// Tells observers of an unordered to-many key that it is about to be mutated; pair it with
+    /// ``didChangeValue(forKey:withSetMutation:using:)``. Observers see an insertion of the
+    /// objects a union actually adds, a removal of those a minus or an intersect actually
+    /// removes, and a replacement for a set.
+    ///
+    /// Corresponds to `-[NSObject willChangeValueForKey:withSetMutation:usingObjects:]`.
+    public func willChangeValue(
+        forKey key: String, withSetMutation mutation: KeyValueSetMutation, using objects: Set<AnyHashable>
+    ) {
+        observationState?.willChange(self, key: key, change: .setMutation(mutation, objects))
+    }
+
+    /// Tells observers of an unordered to-many key that it was mutated.
+    ///
+    /// Corresponds to `-[NSObject didChangeValueForKey:withSetMutation:usingObjects:]`.
+    public func didChangeValue(
+        forKey key: String, withSetMutation mutation: KeyValueSetMutation, using objects: Set<AnyHashable>
+    ) {
+        observationState?.didChange(self, key: key)
+    }
+
     /// Runs `body`, which changes `key`, between automatic will/did notifications when the object
     /// has observers and the class notifies automatically for the key.
     @inline(__always)
@@ -41,50 +164,62 @@ extension ModelObject {
         try body()
     }
 
-    /// Tells observers of an ordered to-many key that objects at `indexes` are about to be
-    /// inserted, removed or replaced; pair it with ``didChange(_:valuesAt:forKey:)``.
-    ///
-    /// Corresponds to `-[NSObject willChange:valuesAtIndexes:forKey:]`.
-    public func willChange(_ kind: KeyValueChange.Kind, valuesAt indexes: IndexSet, forKey key: String) {
-        observationState?.willChange(self, key: key, change: kind)
-    }
-
-    /// Tells observers of an ordered to-many key that objects at `indexes` were inserted,
-    /// removed or replaced.
-    ///
-    /// Corresponds to `-[NSObject didChange:valuesAtIndexes:forKey:]`.
-    public func didChange(_ kind: KeyValueChange.Kind, valuesAt indexes: IndexSet, forKey key: String) {
-        observationState?.didChange(self, key: key)
-    }
-
-    /// Tells observers of an unordered to-many key that it is about to be mutated; pair it with
-    /// ``didChangeValue(forKey:withSetMutation:using:)``.
-    ///
-    /// Corresponds to `-[NSObject willChangeValueForKey:withSetMutation:usingObjects:]`.
-    public func willChangeValue(forKey key: String, withSetMutation mutation: KeyValueSetMutation, using objects: Set<AnyHashable>) {
-        observationState?.willChange(self, key: key, change: .setting)
-    }
-
-    /// Tells observers of an unordered to-many key that it was mutated.
-    ///
-    /// Corresponds to `-[NSObject didChangeValueForKey:withSetMutation:usingObjects:]`.
-    public func didChangeValue(forKey key: String, withSetMutation mutation: KeyValueSetMutation, using objects: Set<AnyHashable>) {
-        observationState?.didChange(self, key: key)
-    }
-}
-
-/// Dependent keys declared with ``Derived`` or registered with
-/// ``ModelObject/setKeys(_:triggerChangeNotificationsForDependentKey:)``.
-enum KeyDependencies {
-    static func declaredKeyPaths(affecting key: String, in type: ModelObject.Type) -> Set<String> {
-        []
-    }
-}
-
-extension ModelObject {
     /// Registers `keys` as affecting `dependentKey` for this class and its subclasses.
     ///
     /// Corresponds to the deprecated `+[NSObject setKeys:triggerChangeNotificationsForDependentKey:]`;
-    /// prefer ``Derived`` or ``keyPathsForValuesAffectingValue(forKey:)``.
-    public class func setKeys(_ keys: [String], triggerChangeNotificationsForDependentKey dependentKey: String) {}
+    /// prefer ``Derived`` or overriding ``keyPathsForValuesAffectingValue(forKey:)``.
+    public class func setKeys(_ keys: [String], triggerChangeNotificationsForDependentKey dependentKey: String) {
+        KeyDependencies.register(keys, affecting: dependentKey, in: self)
+    }
+}
+
+extension KeyValueCodingKeyPaths {
+    /// Observes the property named by a typed key path, with typed old and new values, until the
+    /// returned token is invalidated or released.
+    ///
+    /// ```swift
+    /// let token = employee.observe(\.salary, options: [.old, .new]) { employee, change in
+    ///     print(change.oldValue ?? 0, "→", change.newValue ?? 0)
+    /// }
+    /// ```
+    /// The key path must name a property declared with ``Attribute``, ``Relationship`` or
+    /// ``Derived``; for key paths through relationships use the string form,
+    /// ``ModelObject/observe(_:options:changeHandler:)``.
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/unmappableKeyPath`` for any other key path.
+    ///
+    /// Corresponds to Foundation's `observe(_:options:changeHandler:)`.
+    public func observe<Value>(
+        _ keyPath: KeyPath<Self, Value>, options: KeyValueObservingOptions = [],
+        changeHandler: @escaping (Self, ObservedChange<Value>) -> Void
+    ) throws -> KeyValueObservation {
+        let key = try key(for: keyPath)
+        return observe(key, options: options) { object, change in
+            guard let object = object as? Self else { return }
+            changeHandler(object, ObservedChange(change))
+        }
+    }
+}
+
+/// Dependent keys registered with ``ModelObject/setKeys(_:triggerChangeNotificationsForDependentKey:)``,
+/// and the default answer of ``ModelObject/keyPathsForValuesAffectingValue(forKey:)``.
+enum KeyDependencies {
+    private static let registered = Mutex<[ObjectIdentifier: [String: Set<String>]]>([:])
+
+    static func register(_ keys: [String], affecting dependentKey: String, in type: ModelObject.Type) {
+        registered.withLock { $0[ObjectIdentifier(type), default: [:]][dependentKey, default: []].formUnion(keys) }
+    }
+
+    /// The dependencies declared with ``Derived`` on the class and those registered with
+    /// `setKeys` on the class or any superclass.
+    static func declaredKeyPaths(affecting key: String, in type: ModelObject.Type) -> Set<String> {
+        var keyPaths = Set(PropertyTable.existingTable(for: type)?.descriptor(forKey: key)?.dependencies ?? [])
+        var current: AnyClass? = type
+        while let cls = current {
+            let identifier = ObjectIdentifier(cls)
+            if let keys = registered.withLock({ $0[identifier]?[key] }) { keyPaths.formUnion(keys) }
+            current = _getSuperclass(cls)
+        }
+        return keyPaths
+    }
 }

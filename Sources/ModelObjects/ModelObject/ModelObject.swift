@@ -60,7 +60,7 @@ open class ModelObject: Hashable, CustomStringConvertible {
 
     /// The class name and the object's address, as Cocoa's `-description` prints by default.
     open var description: String {
-        "<\(String(reflecting: type(of: self))): \(String(UInt(bitPattern: ObjectIdentifier(self).hashValue), radix: 16))>"
+        "<\(String(reflecting: type(of: self))): 0x\(String(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()), radix: 16))>"
     }
 
     // MARK: - Key-value coding hooks
@@ -187,7 +187,7 @@ open class ModelObject: Hashable, CustomStringConvertible {
     ///
     /// Corresponds to `-[NSObject willChangeValueForKey:]`.
     open func willChangeValue(forKey key: String) {
-        observationState?.willChange(self, key: key, change: .setting)
+        observationState?.willChange(self, key: key, change: PendingChangeKind.setting)
     }
 
     /// Tells observers of `key` that its value changed, with the old value taken at the matching

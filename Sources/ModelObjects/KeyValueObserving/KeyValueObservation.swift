@@ -1,0 +1,68 @@
+import Foundation
+
+/// A token for an observation made with ``KeyValueCodingKeyPaths/observe(_:options:changeHandler:)``
+/// or ``ModelObject/observe(_:options:changeHandler:)``: invalidating it, or releasing it, ends
+/// the observation.
+///
+/// The token holds neither the observed object nor, beyond the handler, anything else: no
+/// retain cycle forms among the observed object, the token and the handler (as long as the
+/// handler does not capture the observed object; it receives it as an argument).
+///
+/// Corresponds to Foundation's `NSKeyValueObservation`.
+public final class KeyValueObservation {
+    private var observation: Observation?
+
+    init(_ observation: Observation) {
+        self.observation = observation
+    }
+
+    /// Ends the observation; the handler is not called again. Calling it twice is harmless.
+    public func invalidate() {
+        observation?.invalidate()
+        observation = nil
+    }
+
+    /// Whether the observation is still in effect.
+    public var isValid: Bool { observation?.isActive ?? false }
+
+    deinit {
+        observation?.invalidate()
+    }
+}
+
+/// A change delivered to a typed observation, with old and new values of the observed
+/// property's type.
+///
+/// For an insertion, removal or replacement in a to-many relationship, the values are the
+/// objects inserted, removed or replaced, as a collection of the relationship's type.
+///
+/// Corresponds to Foundation's `NSKeyValueObservedChange`.
+public struct ObservedChange<Value> {
+    /// The kind of change.
+    public var kind: KeyValueChange.Kind
+    /// The old value, when ``KeyValueObservingOptions/old`` was asked for.
+    public var oldValue: Value?
+    /// The new value, when ``KeyValueObservingOptions/new`` was asked for (never in a prior
+    /// notification).
+    public var newValue: Value?
+    /// The indexes of an ordered to-many change.
+    public var indexes: IndexSet?
+    /// True for the notification sent before the change.
+    public var isPrior: Bool
+
+    init(_ change: KeyValueChange) {
+        kind = change.kind
+        oldValue = change.includesOldValue ? Self.typed(change.oldValue) : nil
+        newValue = change.includesNewValue ? Self.typed(change.newValue) : nil
+        indexes = change.indexes
+        isPrior = change.isPrior
+    }
+
+    private static func typed(_ value: Any?) -> Value? {
+        guard let value else {
+            // A nil value of an optional property is `.some(nil)`, as in Foundation.
+            return (Value.self as? any OptionalValue.Type)?.noneValue as? Value
+        }
+        return convertKeyValue(value, to: Value.self)
+    }
+}

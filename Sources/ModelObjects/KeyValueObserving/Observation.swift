@@ -1,0 +1,152 @@
+import Foundation
+
+/// One registration: an observer (or a handler) of a key path on a root object.
+///
+/// An observation listens to every (object, key) pair whose change can change the value at its
+/// key path: each key along the path on the object it currently leads to, the keys those keys
+/// depend on (``ModelObject/keyPathsForValuesAffectingValue(forKey:)``), recursively, and,
+/// through to-many relationships, the rest of the path on every related object. When a key
+/// that decides which objects come next changes, the observation re-attaches itself, so an old
+/// department no longer reports once it is replaced.
+final class Observation {
+    private(set) weak var root: ModelObject?
+    let keyPath: String
+    let options: KeyValueObservingOptions
+    let context: UnsafeMutableRawPointer?
+    private weak var observer: (any KeyValueObserver)?
+    private let handler: ((ModelObject, KeyValueChange) -> Void)?
+    private(set) var isActive = true
+    /// The objects this observation has subscribed on.
+    private var subscribedObjects: [WeakModelObject] = []
+
+    init(
+        root: ModelObject, keyPath: String, options: KeyValueObservingOptions,
+        context: UnsafeMutableRawPointer?, observer: (any KeyValueObserver)?,
+        handler: ((ModelObject, KeyValueChange) -> Void)?
+    ) {
+        self.root = root
+        self.keyPath = keyPath
+        self.options = options
+        self.context = context
+        self.observer = observer
+        self.handler = handler
+    }
+
+    /// Whether this observation was made by `observer` (for `removeObserver`).
+    func isRegistered(by observer: any KeyValueObserver) -> Bool {
+        self.observer === observer
+    }
+
+    // MARK: Attaching
+
+    /// Subscribes on every (object, key) pair the key path currently depends on.
+    func attach() {
+        guard isActive, let root else { return }
+        var visited = Set<Visit>()
+        expand(root, Substring(keyPath), direct: true, structural: false, visited: &visited)
+    }
+
+    /// Removes every subscription.
+    func detach() {
+        for weakObject in subscribedObjects {
+            weakObject.object?.removeSubscriptions(of: self)
+        }
+        subscribedObjects.removeAll()
+    }
+
+    /// Moves the subscriptions to the objects the key path leads to now.
+    func reattach() {
+        detach()
+        attach()
+    }
+
+    /// Ends the observation for good.
+    func invalidate() {
+        guard isActive else { return }
+        isActive = false
+        detach()
+        root?.removeRegistration(self)
+    }
+
+    private struct Visit: Hashable {
+        let object: ObjectIdentifier
+        let path: Substring
+    }
+
+    private func expand(
+        _ object: ModelObject, _ path: Substring, direct: Bool, structural: Bool, visited: inout Set<Visit>
+    ) {
+        let (first, rest) = KeyValuePath.split(path)
+        guard !first.isEmpty, first.utf8.first != UInt8(ascii: "@") else { return }
+        guard visited.insert(Visit(object: ObjectIdentifier(object), path: path)).inserted else { return }
+        let key = String(first)
+        let isStructural = structural || rest != nil
+        subscribe(object, key: key, direct: direct && rest == nil, structural: isStructural)
+        for affecting in type(of: object).keyPathsForValuesAffectingValue(forKey: key) where affecting != key {
+            expand(object, Substring(affecting), direct: false, structural: isStructural, visited: &visited)
+        }
+        guard let rest else { return }
+        expandValue(try? object.value(forKey: key), rest, direct: direct, structural: structural, visited: &visited)
+    }
+
+    private func expandValue(
+        _ value: Any??, _ path: Substring, direct: Bool, structural: Bool, visited: inout Set<Visit>
+    ) {
+        guard let value = value ?? nil else { return }
+        if let object = value as? ModelObject {
+            expand(object, path, direct: direct, structural: structural, visited: &visited)
+            return
+        }
+        guard let collection = value as? any KeyValueCollection else { return }
+        var elementPath = path
+        let (first, rest) = KeyValuePath.split(path)
+        if first.utf8.first == UInt8(ascii: "@") {
+            guard let rest, first != "@count" else { return }
+            elementPath = rest
+        }
+        collection.forEachKeyValue { element in
+            expandValue(element, elementPath, direct: false, structural: structural, visited: &visited)
+        }
+    }
+
+    private func subscribe(_ object: ModelObject, key: String, direct: Bool, structural: Bool) {
+        object.addSubscription(Subscription(observation: self, isDirect: direct, isStructural: structural), forKey: key)
+        if !subscribedObjects.contains(where: { $0.object === object }) {
+            subscribedObjects.append(WeakModelObject(object: object))
+        }
+    }
+
+    // MARK: Delivering
+
+    /// Sends `change` to the observer or handler; drops the observation if the observer is gone.
+    func deliver(_ change: KeyValueChange) {
+        guard isActive, let root else { return }
+        if let handler {
+            handler(root, change)
+        } else if let observer {
+            observer.observeValue(forKeyPath: keyPath, of: root, change: change, context: context)
+        } else {
+            invalidate()
+        }
+    }
+
+    /// The current value at the whole key path, for old and new values of indirect changes.
+    func currentValue() -> Any? {
+        guard let root else { return nil }
+        return (try? root.value(forKeyPath: keyPath)) ?? nil
+    }
+}
+
+/// An observation's interest in one key of one object.
+struct Subscription {
+    let observation: Observation
+    /// The key is the last of the observed key path, on the object the path leads to: its changes
+    /// pass through with their own kind (insertion, removal, …) and values.
+    var isDirect: Bool
+    /// A change of the key changes which objects the rest of the path leads to.
+    var isStructural: Bool
+}
+
+struct WeakModelObject {
+    weak var object: ModelObject?
+}
