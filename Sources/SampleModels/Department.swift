@@ -17,9 +17,9 @@ open class Department: ModelObject {
     })
     public var totalSalary: Double
 
-    /// Creates an unnamed department with no budget and no employees.
-    public required init() {
-        super.init()
+    /// A department owns its employees: a deep copy copies them too.
+    open override class func ownsRelatedObjects(forKey key: String) -> Bool {
+        key == "employees" || super.ownsRelatedObjects(forKey: key)
     }
 
     /// Creates a department with the given name and budget.

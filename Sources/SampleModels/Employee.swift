@@ -43,11 +43,6 @@ open class Employee: ModelObject {
     @Derived("department.name", compute: { (employee: Employee) in employee.department?.name })
     public var departmentName: String?
 
-    /// Creates an employee with empty names, ID 0 and salary 0.
-    public required init() {
-        super.init()
-    }
-
     /// Creates an employee with the given names, ID and salary.
     public convenience init(firstName: String, lastName: String, employeeID: Int, salary: Double) {
         self.init()
@@ -55,6 +50,39 @@ open class Employee: ModelObject {
         self.lastName = lastName
         self.employeeID = employeeID
         self.salary = salary
+    }
+
+    /// Validates `age` (greater than zero; nil passes) and `salary` (not negative).
+    open override class func validator(forKey key: String) -> KeyValueValidator? {
+        switch key {
+        case "age":
+            return KeyValueValidator { (_: Employee, age: inout Int?) in
+                if let value = age, value <= 0 {
+                    throw ValidationError(key: "age", value: value, message: "Age must be greater than zero")
+                }
+            }
+        case "salary":
+            return KeyValueValidator { (_: Employee, salary: inout Double) in
+                if salary < 0 {
+                    throw ValidationError(key: "salary", value: salary, message: "Salary must not be negative")
+                }
+            }
+        default:
+            return super.validator(forKey: key)
+        }
+    }
+
+    /// Adds the inter-property rule of the Model Object Implementation Guide: nobody under 16
+    /// holds a driver's license.
+    open override func validateForUpdate() throws {
+        var errors: [any Error] = []
+        do { try super.validateForUpdate() } catch { errors.append(error) }
+        if let age, age < 16, hasDriversLicense {
+            errors.append(ValidationError(
+                .managedObjectValidation, object: self,
+                message: "\(fullName) is \(age) and cannot hold a driver's license"))
+        }
+        if let error = ValidationError.combining(errors) { throw error }
     }
 
     /// Maps nil for `salary` to 0, as the seed's `setNilValueForKey:` does for `bounds`.

@@ -139,3 +139,36 @@ extension CGRect: KeyValueConvertible {
 extension NSRange: KeyValueConvertible {
     static func convertedKeyValue(from value: Any) -> NSRange? { (value as? NSValue)?.rangeValue }
 }
+
+/// The value itself when it is one of the plain value types key-value coding boxes (which may
+/// cross isolation domains), nil otherwise (model objects, collections of them).
+func sendableKeyValue(_ value: Any) -> (any Sendable)? {
+    switch value {
+    case let v as String: v
+    case let v as Int: v
+    case let v as Double: v
+    case let v as Bool: v
+    case let v as Decimal: v
+    case let v as Date: v
+    case let v as Data: v
+    case let v as UUID: v
+    case let v as URL: v
+    case let v as Float: v
+    case let v as Int8: v
+    case let v as Int16: v
+    case let v as Int32: v
+    case let v as Int64: v
+    case let v as UInt: v
+    case let v as UInt8: v
+    case let v as UInt16: v
+    case let v as UInt32: v
+    case let v as UInt64: v
+    case let v as CGFloat: v
+    case let v as CGPoint: v
+    case let v as CGSize: v
+    case let v as CGRect: v
+    case let v as NSRange: v
+    case let v as [String]: v
+    default: nil
+    }
+}

@@ -158,6 +158,95 @@ open class ModelObject: Hashable, CustomStringConvertible {
         nil
     }
 
+    // MARK: - Validation hooks
+
+    /// The validator of `key`, the Swift counterpart of a `validate<Key>:error:` method: override
+    /// it to return a ``KeyValueValidator`` for your keys and call `super` for the others.
+    ///
+    /// ```swift
+    /// override class func validator(forKey key: String) -> KeyValueValidator? {
+    ///     switch key {
+    ///     case "age":
+    ///         return KeyValueValidator { (_: Employee, age: inout Int?) in
+    ///             if let value = age, value <= 0 {
+    ///                 throw ValidationError(key: "age", value: value, message: "Age must be greater than zero")
+    ///             }
+    ///         }
+    ///     default:
+    ///         return super.validator(forKey: key)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Corresponds to Cocoa's search for `validate<Key>:error:`.
+    open class func validator(forKey key: String) -> KeyValueValidator? {
+        nil
+    }
+
+    /// Validates a proposed value for `key` with the key's validator, which may replace it
+    /// (coercion) or throw. Keys without a validator pass.
+    ///
+    /// A validator that calls `validateValue` for its own key on the same object is not run
+    /// again (Cocoa loops forever there).
+    ///
+    /// - Throws: ``ValidationError``: the validator's own, or one with code
+    ///   ``ValidationError/Code/keyValueValidation`` wrapping any other error it throws.
+    ///
+    /// Corresponds to `-[NSObject validateValue:forKey:error:]`.
+    open func validateValue(_ value: inout Any?, forKey key: String) throws {
+        guard let validator = type(of: self).validator(forKey: key) else { return }
+        try runValidator(validator, value: &value, forKey: key)
+    }
+
+    /// Checks the object before it is first saved; by default the same checks as
+    /// ``validateForUpdate()``. Overrides call `super` first and add their own failures.
+    ///
+    /// - Throws: ``ValidationError``, with every failure (code
+    ///   ``ValidationError/Code/multipleErrors`` when there are several).
+    ///
+    /// Corresponds to `-[NSManagedObject validateForInsert:]`.
+    open func validateForInsert() throws {
+        try validateAllProperties()
+    }
+
+    /// Checks the object's current values: every declared property's validator runs, and every
+    /// failure is reported, not only the first. Overrides call `super` first and add
+    /// inter-property checks (see ``ValidationError/combining(_:)``).
+    ///
+    /// - Throws: ``ValidationError``, with every failure (code
+    ///   ``ValidationError/Code/multipleErrors`` when there are several).
+    ///
+    /// Corresponds to `-[NSManagedObject validateForUpdate:]`, which the Model Object
+    /// Implementation Guide suggests co-opting for plain model objects.
+    open func validateForUpdate() throws {
+        try validateAllProperties()
+    }
+
+    /// Checks that the object may be deleted; the default allows it.
+    ///
+    /// Corresponds to `-[NSManagedObject validateForDelete:]`.
+    open func validateForDelete() throws {}
+
+    // MARK: - Copying hooks
+
+    /// Returns a copy: a new instance of the same class whose attributes are copied (through
+    /// ``dictionaryWithValues(forKeys:)`` and ``setValuesForKeys(_:)``, the seed's "cheap" copy)
+    /// and whose relationships point at the same objects. Override it to change what a copy
+    /// means for your class; start from `super.copy()`.
+    ///
+    /// Corresponds to `-[NSObject copy]` with an `NSCopying` implementation.
+    open func copy() -> Self {
+        let copy = type(of: self).init()
+        copyValues(into: copy)
+        return copy
+    }
+
+    /// Whether ``deepCopy()`` copies the objects related through `key` (the object owns them)
+    /// rather than sharing them. The default owns nothing; a department might own its employees.
+    open class func ownsRelatedObjects(forKey key: String) -> Bool {
+        false
+    }
+
     // MARK: - Key-value observing hooks
 
     /// Whether setting `key` through its property or key-value coding notifies observers by

@@ -1,0 +1,66 @@
+extension ModelObject {
+    /// Copies the attributes (and shares the relationships) of this object into `copy`, an
+    /// instance of the same class.
+    func copyValues(into copy: ModelObject) {
+        for descriptor in propertyTable.descriptors where !descriptor.isReadOnly {
+            let value = descriptor.storage.keyValue(in: self, at: descriptor.offset)
+            try? descriptor.storage.setKeyValue(value, in: copy, descriptor: descriptor)
+        }
+    }
+
+    /// Returns a copy of this object and of every object it owns, recursively (see
+    /// ``ModelObject/ownsRelatedObjects(forKey:)``).
+    ///
+    /// Inside the copied graph, references point at the copies: a department's copied employees
+    /// point at the new department, and two copied employees that shared a manager in the graph
+    /// share that manager's copy. References to objects outside the graph keep pointing at the
+    /// originals. Each object is copied once, however often it is referenced.
+    ///
+    /// - Complexity: O(*n*) in the number of objects and references in the owned graph.
+    public func deepCopy() -> Self {
+        var copies: [ObjectIdentifier: ModelObject] = [:]
+        var originals: [ModelObject] = []
+        var pending: [ModelObject] = [self]
+        while let object = pending.popLast() {
+            guard copies[ObjectIdentifier(object)] == nil else { continue }
+            copies[ObjectIdentifier(object)] = type(of: object).init()
+            originals.append(object)
+            for descriptor in object.propertyTable.descriptors where descriptor.isRelationship {
+                guard type(of: object).ownsRelatedObjects(forKey: descriptor.key) else { continue }
+                pending.append(contentsOf: relatedObjects(descriptor.storage.keyValue(in: object, at: descriptor.offset)))
+            }
+        }
+        for original in originals {
+            guard let copy = copies[ObjectIdentifier(original)] else { continue }
+            for descriptor in original.propertyTable.descriptors where !descriptor.isReadOnly {
+                var value = descriptor.storage.keyValue(in: original, at: descriptor.offset)
+                if descriptor.isRelationship { value = remap(value, through: copies) }
+                try? descriptor.storage.setKeyValue(value, in: copy, descriptor: descriptor)
+            }
+        }
+        return copies[ObjectIdentifier(self)] as? Self ?? copy()
+    }
+}
+
+private func relatedObjects(_ value: Any?) -> [ModelObject] {
+    if let object = value as? ModelObject { return [object] }
+    guard let collection = value as? any KeyValueCollection else { return [] }
+    var objects: [ModelObject] = []
+    collection.forEachKeyValue { if let object = $0 as? ModelObject { objects.append(object) } }
+    return objects
+}
+
+private func remap(_ value: Any?, through copies: [ObjectIdentifier: ModelObject]) -> Any? {
+    func map(_ object: ModelObject) -> ModelObject { copies[ObjectIdentifier(object)] ?? object }
+    switch value {
+    case let object as ModelObject:
+        return map(object)
+    case let collection as any KeyValueCollection:
+        var mapped: [Any] = []
+        collection.forEachKeyValue { mapped.append(($0 as? ModelObject).map(map) ?? $0) }
+        if collection.isOrderedKeyValueCollection { return mapped }
+        return Set(mapped.compactMap { $0 as? AnyHashable })
+    default:
+        return value
+    }
+}

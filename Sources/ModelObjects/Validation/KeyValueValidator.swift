@@ -1,0 +1,82 @@
+import Foundation
+import Synchronization
+
+/// A per-key validator: the Swift form of a `validate<Key>:error:` method. It receives the
+/// object and the proposed value, typed, and may replace the value (coercion) or throw.
+///
+/// Return one from ``ModelObject/validator(forKey:)``.
+public struct KeyValueValidator {
+    let validate: (ModelObject, inout Any?) throws -> Void
+
+    /// A validator for a value of type `Value` on objects of class `Object`.
+    ///
+    /// A proposed value that is not of type `Value` (after key-value coding's lossless
+    /// conversions) fails with ``ValidationError/Code/keyValueValidation`` before `body` runs.
+    public init<Object: ModelObject, Value>(_ body: @escaping (Object, inout Value) throws -> Void) {
+        validate = { object, value in
+            guard let object = object as? Object else { return }
+            var typed: Value
+            if let given = value {
+                guard let converted = convertKeyValue(given, to: Value.self) else {
+                    throw ValidationError(
+                        .keyValueValidation, value: given, object: object,
+                        message: "expected a value of type \(Value.self), got \(type(of: given))")
+                }
+                typed = converted
+            } else if let none = (Value.self as? any OptionalValue.Type)?.noneValue as? Value {
+                typed = none
+            } else {
+                throw ValidationError(
+                    .keyValueValidation, object: object, message: "nil is not a valid \(Value.self)")
+            }
+            try body(object, &typed)
+            value = flattenOptional(typed)
+        }
+    }
+}
+
+/// The (object, key) pairs whose validators are running, so that a validator calling
+/// `validateValue` for its own key does not recurse forever.
+private let validatorsRunning = Mutex<Set<ValidatorFrame>>([])
+
+private struct ValidatorFrame: Hashable, Sendable {
+    let object: ObjectIdentifier
+    let key: String
+}
+
+extension ModelObject {
+    /// Runs `validator` once per (object, key) at a time and gives its errors the key and value.
+    func runValidator(_ validator: KeyValueValidator, value: inout Any?, forKey key: String) throws {
+        let frame = ValidatorFrame(object: ObjectIdentifier(self), key: key)
+        guard validatorsRunning.withLock({ $0.insert(frame).inserted }) else { return }
+        defer { _ = validatorsRunning.withLock { $0.remove(frame) } }
+        do {
+            try validator.validate(self, &value)
+        } catch var error as ValidationError {
+            if error.key == nil { error.key = key }
+            if error.rejectedValueDescription == nil, let value {
+                error.rejectedValue = sendableKeyValue(value)
+                error.rejectedValueDescription = String(describing: value)
+            }
+            if error.objectDescription == nil { error.objectDescription = description }
+            throw error
+        } catch {
+            throw ValidationError(
+                .keyValueValidation, key: key, value: value, object: self, message: String(describing: error))
+        }
+    }
+
+    /// Validates every declared stored property's current value and throws all failures at once.
+    func validateAllProperties() throws {
+        var errors: [any Error] = []
+        for descriptor in propertyTable.descriptors where !descriptor.isReadOnly {
+            var value = descriptor.storage.keyValue(in: self, at: descriptor.offset)
+            do {
+                try validateValue(&value, forKey: descriptor.key)
+            } catch {
+                errors.append(error)
+            }
+        }
+        if let error = ValidationError.combining(errors) { throw error }
+    }
+}
