@@ -247,6 +247,49 @@ open class ModelObject: Hashable, CustomStringConvertible {
         false
     }
 
+    // MARK: - Archiving hooks
+
+    /// The version of the class's archived form, recorded in archives; an `init(coder:)` reads
+    /// the version an archive was written with from ``Coder/version(forClassName:)``.
+    ///
+    /// Corresponds to `+[NSObject version]` (set with `+setVersion:` in Cocoa; override it here).
+    open class var version: Int { 0 }
+
+    /// Writes the object to an archive. The default encodes every declared attribute and
+    /// relationship under its key (keyed archives) or in declaration order (sequential
+    /// archives); related objects are archived too, once each, cycles included.
+    ///
+    /// Override it to choose your own keys (then override ``init(coder:)`` to match):
+    /// ```swift
+    /// override func encode(with coder: Coder) {
+    ///     coder.encode(firstName, forKey: "First")
+    ///     coder.encode(employeeID, forKey: "EmpID")
+    /// }
+    /// ```
+    ///
+    /// Corresponds to `-[NSCoding encodeWithCoder:]`.
+    open func encode(with coder: Coder) {
+        coder.encodeDeclaredProperties(of: self)
+    }
+
+    /// Creates an object from an archive. The default reads back what the default
+    /// ``encode(with:)`` wrote; keys missing from the archive keep their initial values.
+    ///
+    /// An override calls `super.init(coder:)` first, then decodes its own keys. References back
+    /// to the object being decoded (a department's employees pointing at their department)
+    /// resolve to it.
+    ///
+    /// - Throws: ``ArchiveError`` when the archive is corrupt or a value has the wrong type.
+    ///
+    /// Corresponds to `-[NSCoding initWithCoder:]`.
+    public required init(coder: Coder) throws {
+        observationState = nil
+        propertyTable = PropertyTable.placeholder
+        propertyTable = PropertyTable.table(for: self)
+        coder.objectDidBeginDecoding(self)
+        try coder.decodeDeclaredProperties(of: self)
+    }
+
     // MARK: - Key-value observing hooks
 
     /// Whether setting `key` through its property or key-value coding notifies observers by
