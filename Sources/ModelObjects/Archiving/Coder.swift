@@ -195,8 +195,9 @@ public class Coder {
         return typed
     }
 
-    /// The version of `className` recorded in the archive being decoded, or nil when the
-    /// archive has no object of that class. Encoding coders answer the class's current version.
+    /// The version of `className` recorded in the archive being decoded (0 when the class
+    /// recorded none), or nil when the archive has no object of that class or the coder is
+    /// encoding.
     ///
     /// Corresponds to `-[NSCoder versionForClassName:]`.
     public func version(forClassName className: String) -> Int? { nil }

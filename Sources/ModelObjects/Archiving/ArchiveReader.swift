@@ -1,0 +1,309 @@
+import Foundation
+
+/// The `$objects` table shared by the keyed and sequential unarchivers: it decodes each object
+/// once (so shared references stay shared), resolves references back to an object still being
+/// decoded (cycles), guards against hostile archives (bad UIDs, cycles through collections,
+/// excessive nesting), and decodes Foundation's value classes.
+final class ArchiveReader {
+    let objects: [PropertyListValue]
+    var maximumNestingDepth = 256
+    private var decoded: [Any?]
+    private var decodedFlags: [DecodeState]
+    private var uidStack: [Int] = []
+    /// The object body being decoded, for the Foundation value classes.
+    private var entries: [(key: String, value: PropertyListValue)] = []
+    /// The unarchiver that finds classes and creates instances.
+    weak var delegate: (any ArchiveReaderDelegate)?
+
+    private enum DecodeState: UInt8 {
+        case pending, inProgress, done
+    }
+
+    init(objects: [PropertyListValue]) {
+        self.objects = objects
+        decoded = Array(repeating: nil, count: objects.count)
+        decodedFlags = Array(repeating: .pending, count: objects.count)
+    }
+
+    /// The versions recorded under `versionKey` in the class dictionaries, 0 where absent.
+    func classVersions(versionKey: String) -> [String: Int] {
+        var versions: [String: Int] = [:]
+        for object in objects {
+            guard case .string(let name)? = object["$classname"] else { continue }
+            if case .integer(let version)? = object[versionKey], let version = Int(exactly: version) {
+                versions[name] = version
+            } else if versions[name] == nil {
+                versions[name] = 0
+            }
+        }
+        return versions
+    }
+
+    /// Registers an object whose initializer is running, so that references back to it resolve.
+    func objectDidBeginDecoding(_ object: AnyObject) {
+        guard let uid = uidStack.last, decodedFlags[uid] == .inProgress, decoded[uid] == nil else { return }
+        decoded[uid] = object
+    }
+
+    private func entry(forKey key: String) -> PropertyListValue? {
+        entries.first { $0.key == key }?.value
+    }
+
+    private func decodeObject(forKey key: String) throws -> Any? {
+        guard let entry = entry(forKey: key) else { return nil }
+        return try value(of: entry)
+    }
+
+    /// An inline value (number, Boolean) or the object a UID refers to.
+    func value(of entry: PropertyListValue) throws -> Any? {
+        switch entry {
+        case .uid(let uid): return try object(at: uid)
+        case .integer(let value): return Int(exactly: value) ?? value
+        case .unsignedInteger(let value): return value
+        case .real(let value): return value
+        case .bool(let value): return value
+        case .string(let value): return value
+        case .data(let value): return value
+        case .date(let value): return value
+        case .array, .dictionary:
+            throw ArchiveError(.corruptArchive, message: "a keyed value must be a scalar or a UID, found a collection")
+        }
+    }
+
+    /// The object at `uid` in `$objects`, decoded once and shared.
+    func object(at uid: UInt64) throws -> Any? {
+        guard let index = Int(exactly: uid), index < objects.count else {
+            throw ArchiveError(.corruptArchive, message: "UID \(uid) is outside $objects (\(objects.count) entries)")
+        }
+        if index == 0 { return nil }
+        switch decodedFlags[index] {
+        case .done:
+            return decoded[index]
+        case .inProgress:
+            if let partial = decoded[index] { return partial }
+            throw ArchiveError(.corruptArchive, message: "UID \(uid) refers to itself through a collection")
+        case .pending:
+            break
+        }
+        guard uidStack.count < maximumNestingDepth else {
+            throw ArchiveError(.nestingTooDeep, message: "objects nest deeper than \(maximumNestingDepth)")
+        }
+        decodedFlags[index] = .inProgress
+        uidStack.append(index)
+        defer { uidStack.removeLast() }
+        do {
+            let value = try decodeEntry(objects[index], uid: index)
+            decoded[index] = value
+            decodedFlags[index] = .done
+            return value
+        } catch {
+            decodedFlags[index] = .pending
+            decoded[index] = nil
+            throw error
+        }
+    }
+
+    private func decodeEntry(_ entry: PropertyListValue, uid: Int) throws -> Any? {
+        switch entry {
+        case .string(let value): return value == "$null" ? nil : value
+        case .integer(let value): return Int(exactly: value) ?? value
+        case .unsignedInteger(let value): return value
+        case .real(let value): return value
+        case .bool(let value): return value
+        case .data(let value): return value
+        case .date(let value): return value
+        case .uid, .array:
+            throw ArchiveError(.corruptArchive, message: "$objects[\(uid)] is not an object")
+        case .dictionary(let entries):
+            guard let classEntry = entries.first(where: { $0.key == "$class" }),
+                  case .uid(let classUID) = classEntry.value,
+                  let classIndex = Int(exactly: classUID), classIndex > 0, classIndex < objects.count,
+                  case .string(let className)? = objects[classIndex]["$classname"]
+            else {
+                throw ArchiveError(.corruptArchive, message: "$objects[\(uid)] has no valid $class")
+            }
+            return try decodeInstance(className: className, entries: entries, uid: uid)
+        }
+    }
+
+    private func decodeInstance(
+        className: String, entries: [(key: String, value: PropertyListValue)], uid: Int
+    ) throws -> Any? {
+        if let delegate, let cls = delegate.codingClass(named: className) {
+            return try delegate.instantiate(cls, from: entries)
+        }
+        let saved = self.entries
+        self.entries = entries
+        defer { self.entries = saved }
+        switch className {
+        case "NSArray", "NSMutableArray", "NSOrderedSet", "NSMutableOrderedSet":
+            return try uidArray("NS.objects").map { try object(at: $0) ?? NSNull() }
+        case "NSSet", "NSMutableSet", "NSCountedSet":
+            var set = Set<AnyHashable>()
+            for element in try uidArray("NS.objects") {
+                guard let value = try object(at: element) else { continue }
+                set.insert(try hashable(value, className))
+            }
+            return set
+        case "NSDictionary", "NSMutableDictionary":
+            let keys = try uidArray("NS.keys")
+            let values = try uidArray("NS.objects")
+            guard keys.count == values.count else {
+                throw ArchiveError(.corruptArchive, className: className, message: "NS.keys and NS.objects differ in length")
+            }
+            var dictionary: [AnyHashable: Any] = [:]
+            for (key, value) in zip(keys, values) {
+                guard let decodedKey = try object(at: key) else { continue }
+                dictionary[try hashable(decodedKey, className)] = try object(at: value) ?? NSNull()
+            }
+            if dictionary.keys.allSatisfy({ $0.base is String }) {
+                return Dictionary(uniqueKeysWithValues: dictionary.compactMap { key, value in
+                    (key.base as? String).map { ($0, value) }
+                })
+            }
+            return dictionary
+        case "NSString", "NSMutableString":
+            return try requiredString("NS.string", className)
+        case "NSData", "NSMutableData":
+            guard case .data(let data)? = entry(forKey: "NS.data") else {
+                throw ArchiveError(.corruptArchive, className: className, message: "NS.data is missing")
+            }
+            return data
+        case "NSDate":
+            guard case .real(let time)? = entry(forKey: "NS.time") else {
+                throw ArchiveError(.corruptArchive, className: className, message: "NS.time is missing")
+            }
+            return Date(timeIntervalSinceReferenceDate: time)
+        case "NSUUID":
+            guard case .data(let bytes)? = entry(forKey: "NS.uuidbytes"), bytes.count == 16 else {
+                throw ArchiveError(.corruptArchive, className: className, message: "NS.uuidbytes must be 16 bytes")
+            }
+            let b = Array(bytes)
+            return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+                               b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+        case "NSURL":
+            let relative = try decodeObject(forKey: "NS.relative")
+            guard let relative = relative as? String else {
+                throw ArchiveError(.corruptArchive, className: className, message: "NS.relative is not a string")
+            }
+            let base = try decodeObject(forKey: "NS.base") as? URL
+            guard let url = URL(string: relative, relativeTo: base) else {
+                throw ArchiveError(.corruptArchive, className: className, message: "'\(relative)' is not a URL")
+            }
+            return url
+        case "NSNull":
+            return NSNull()
+        case "NSDecimalNumber":
+            return try decodeDecimal()
+        case "NSNumber":
+            if let value = try decodeObject(forKey: "NS.number") { return value }
+            throw ArchiveError(.corruptArchive, className: className, message: "NS.number is missing")
+        case "NSValue":
+            return try decodeValue()
+        default:
+            throw ArchiveError(
+                .unknownClass, className: className,
+                message: "the archive contains an object of class '\(className)', which is not known here; map it with setClass(_:forClassName:)")
+        }
+    }
+
+    private func uidArray(_ key: String) throws -> [UInt64] {
+        guard case .array(let elements)? = entry(forKey: key) else {
+            throw ArchiveError(.corruptArchive, key: key, message: "\(key) is missing or not an array")
+        }
+        return try elements.map {
+            guard case .uid(let uid) = $0 else {
+                throw ArchiveError(.corruptArchive, key: key, message: "\(key) holds a value that is not a UID")
+            }
+            return uid
+        }
+    }
+
+    private func hashable(_ value: Any, _ className: String) throws -> AnyHashable {
+        guard let hashable = value as? AnyHashable else {
+            throw ArchiveError(.corruptArchive, className: className, message: "a \(type(of: value)) cannot be a set member or key")
+        }
+        return hashable
+    }
+
+    private func requiredString(_ key: String, _ className: String) throws -> String {
+        switch entry(forKey: key) {
+        case .string(let value)?: return value
+        case .uid(let uid)?:
+            if let value = try object(at: uid) as? String { return value }
+        default: break
+        }
+        throw ArchiveError(.corruptArchive, key: key, className: className, message: "\(key) is not a string")
+    }
+
+    private func decodeDecimal() throws -> Decimal {
+        func integer(_ key: String) throws -> Int64 {
+            guard case .integer(let value)? = entry(forKey: key) else {
+                throw ArchiveError(.corruptArchive, key: key, className: "NSDecimalNumber", message: "\(key) is missing")
+            }
+            return value
+        }
+        guard case .data(let mantissa)? = entry(forKey: "NS.mantissa"), mantissa.count <= 16 else {
+            throw ArchiveError(.corruptArchive, className: "NSDecimalNumber", message: "NS.mantissa is missing or too long")
+        }
+        let exponent = try integer("NS.exponent")
+        let length = try integer("NS.length")
+        guard let exponent8 = Int8(exactly: exponent), (0...8).contains(length) else {
+            throw ArchiveError(.corruptArchive, className: "NSDecimalNumber", message: "exponent or length out of range")
+        }
+        let bigEndian = (try? integer("NS.mantissa.bo")) == 0
+        let bytes = Array(mantissa) + Array(repeating: 0, count: 16 - mantissa.count)
+        var shorts = [UInt16](repeating: 0, count: 8)
+        for i in 0..<8 {
+            let low = UInt16(bytes[2 * i]), high = UInt16(bytes[2 * i + 1])
+            shorts[i] = bigEndian ? (low << 8 | high) : (high << 8 | low)
+        }
+        var negative = false
+        if case .bool(let value)? = entry(forKey: "NS.negative") { negative = value }
+        if length == 0 && negative { return Decimal.nan }
+        return DecimalParts(mantissa: shorts, exponent: Int(exponent8), isNegative: negative).decimal
+    }
+
+    private func decodeValue() throws -> Any {
+        guard case .integer(let special)? = entry(forKey: "NS.special") else {
+            throw ArchiveError(.unknownClass, className: "NSValue", message: "only NSValue geometry and ranges are supported")
+        }
+        func numbers(_ key: String, count: Int) throws -> [Double] {
+            let text = try requiredString(key, "NSValue")
+            let parts = text.split(whereSeparator: { "{}, ".contains($0) }).map { Double($0) }
+            guard parts.count == count, parts.allSatisfy({ $0 != nil }) else {
+                throw ArchiveError(.corruptArchive, key: key, className: "NSValue", message: "'\(text)' is not \(count) numbers")
+            }
+            return parts.compactMap { $0 }
+        }
+        switch special {
+        case 1:
+            let n = try numbers("NS.pointval", count: 2)
+            return CGPoint(x: n[0], y: n[1])
+        case 2:
+            let n = try numbers("NS.sizeval", count: 2)
+            return CGSize(width: n[0], height: n[1])
+        case 3:
+            let n = try numbers("NS.rectval", count: 4)
+            return CGRect(x: n[0], y: n[1], width: n[2], height: n[3])
+        case 4:
+            guard case .integer(let location)? = entry(forKey: "NS.rangeval.location"),
+                  case .integer(let length)? = entry(forKey: "NS.rangeval.length"),
+                  let location = Int(exactly: location), let length = Int(exactly: length), location >= 0, length >= 0
+            else {
+                throw ArchiveError(.corruptArchive, className: "NSValue", message: "invalid NS.rangeval")
+            }
+            return NSRange(location: location, length: length)
+        default:
+            throw ArchiveError(.unknownClass, className: "NSValue", message: "unsupported NSValue kind \(special)")
+        }
+    }
+}
+
+/// What an ``ArchiveReader`` asks of the unarchiver that owns it.
+protocol ArchiveReaderDelegate: AnyObject {
+    /// The class for a class name, or nil for Foundation's classes and unknown ones.
+    func codingClass(named name: String) -> (any Coding.Type)?
+    /// Creates an instance of a coding class from its archived body.
+    func instantiate(_ cls: any Coding.Type, from entries: [(key: String, value: PropertyListValue)]) throws -> Any
+}

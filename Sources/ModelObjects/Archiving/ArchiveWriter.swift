@@ -1,0 +1,225 @@
+import Foundation
+
+/// The `$objects` table shared by the keyed and sequential archivers: it gives every value a
+/// UID, encodes each object once (queueing model objects so that deep graphs do not deepen the
+/// stack), uniques strings, and writes Foundation's forms of value classes.
+final class ArchiveWriter {
+    private(set) var objects: [PropertyListValue] = [.string("$null")]
+    private(set) var objectUIDs: [ObjectIdentifier: UInt64] = [:]
+    /// Keeps encoded objects alive so that their identifiers stay unique while encoding.
+    private var retainedObjects: [AnyObject] = []
+    private var stringUIDs: [String: UInt64] = [:]
+    private var classUIDs: [ObjectIdentifier: UInt64] = [:]
+    /// Objects whose UID is reserved and whose body is still to be encoded, in order.
+    private var queue: [(uid: UInt64, object: any Coding)] = []
+    private var queueHead = 0
+    /// The first value that could not be encoded.
+    private(set) var error: ArchiveError?
+    /// The class name written for a class.
+    let className: (AnyClass) -> String
+
+    init(className: @escaping (AnyClass) -> String) {
+        self.className = className
+    }
+
+    func recordError(_ error: ArchiveError) {
+        if self.error == nil { self.error = error }
+    }
+
+    /// The next queued object, or nil when every object is encoded.
+    func nextQueuedObject() -> (uid: UInt64, object: any Coding)? {
+        guard queueHead < queue.count else { return nil }
+        defer { queueHead += 1 }
+        return queue[queueHead]
+    }
+
+    /// Stores the encoded body of a queued object.
+    func setObject(_ value: PropertyListValue, at uid: UInt64) {
+        objects[Int(uid)] = value
+    }
+
+    /// The UID of the class dictionary of `object`'s class: `$classname`, `$classes` (the
+    /// class and its superclasses, then `NSObject`), and the class version when not 0 under
+    /// `versionKey`.
+    func classUID(for object: any Coding, versionKey: String?) -> UInt64 {
+        let cls: AnyClass = type(of: object)
+        if let uid = classUIDs[ObjectIdentifier(cls)] { return uid }
+        var names: [PropertyListValue] = []
+        var current: AnyClass? = cls
+        while let each = current {
+            names.append(.string(className(each)))
+            current = _getSuperclass(each)
+        }
+        names.append(.string("NSObject"))
+        var entries: [(key: String, value: PropertyListValue)] = [
+            (key: "$classes", value: .array(names)),
+            (key: "$classname", value: .string(className(cls))),
+        ]
+        if let versionKey, let model = cls as? ModelObject.Type, model.version != 0 {
+            entries.append((key: versionKey, value: .integer(Int64(model.version))))
+        }
+        let uid = append(.dictionary(entries))
+        classUIDs[ObjectIdentifier(cls)] = uid
+        return uid
+    }
+
+    private func foundationClassUID(_ name: String, superclasses: [String] = []) -> UInt64 {
+        let key = "\u{0}" + name
+        if let uid = stringUIDs[key] { return uid }
+        let uid = append(.dictionary([
+            (key: "$classes", value: .array(([name] + superclasses + ["NSObject"]).map { .string($0) })),
+            (key: "$classname", value: .string(name)),
+        ]))
+        stringUIDs[key] = uid
+        return uid
+    }
+
+    /// Scalars go inline in an object's body, as `encodeInteger:forKey:` and its relatives
+    /// write them; everything else is a reference into `$objects`.
+    func inlineValue(_ value: Any?, key: String?) -> PropertyListValue {
+        switch value {
+        case let value as Int: .integer(Int64(value))
+        case let value as Double: .real(value)
+        case let value as Bool: .bool(value)
+        case let value as Int64: .integer(value)
+        case let value as Int32: .integer(Int64(value))
+        case let value as Int16: .integer(Int64(value))
+        case let value as Int8: .integer(Int64(value))
+        case let value as UInt8: .integer(Int64(value))
+        case let value as UInt16: .integer(Int64(value))
+        case let value as UInt32: .integer(Int64(value))
+        case let value as Float: .real(Double(value))
+        default: .uid(reference(to: value, key: key))
+        }
+    }
+
+    func append(_ value: PropertyListValue) -> UInt64 {
+        objects.append(value)
+        return UInt64(objects.count - 1)
+    }
+
+    /// The UID of `value` in `$objects`, encoding it (or queueing it, for objects) if new.
+    func reference(to value: Any?, key: String?) -> UInt64 {
+        guard let value = value.flatMap(flattenOptional) else { return 0 }
+        switch value {
+        case let coding as any Coding:
+            let identifier = ObjectIdentifier(coding)
+            if let uid = objectUIDs[identifier] { return uid }
+            let uid = append(.string("$null"))
+            objectUIDs[identifier] = uid
+            retainedObjects.append(coding)
+            queue.append((uid: uid, object: coding))
+            return uid
+        case let string as String:
+            if let uid = stringUIDs[string] { return uid }
+            let uid = append(.string(string))
+            stringUIDs[string] = uid
+            return uid
+        case let data as Data:
+            return append(.data(data))
+        case let date as Date:
+            return append(.dictionary([
+                (key: "NS.time", value: .real(date.timeIntervalSinceReferenceDate)),
+                (key: "$class", value: .uid(foundationClassUID("NSDate"))),
+            ]))
+        case let uuid as UUID:
+            let bytes = withUnsafeBytes(of: uuid.uuid) { Data($0) }
+            return append(.dictionary([
+                (key: "NS.uuidbytes", value: .data(bytes)),
+                (key: "$class", value: .uid(foundationClassUID("NSUUID"))),
+            ]))
+        case let url as URL:
+            let relative = reference(to: url.relativeString, key: key)
+            let base = reference(to: url.baseURL, key: key)
+            return append(.dictionary([
+                (key: "NS.base", value: .uid(base)),
+                (key: "NS.relative", value: .uid(relative)),
+                (key: "$class", value: .uid(foundationClassUID("NSURL"))),
+            ]))
+        case let decimal as Decimal:
+            return append(decimalValue(decimal))
+        case is NSNull:
+            return append(.dictionary([(key: "$class", value: .uid(foundationClassUID("NSNull")))]))
+        case let point as CGPoint:
+            return append(nsValue(special: 1, key: "NS.pointval", .string("{\(point.x), \(point.y)}")))
+        case let size as CGSize:
+            return append(nsValue(special: 2, key: "NS.sizeval", .string("{\(size.width), \(size.height)}")))
+        case let rect as CGRect:
+            let text = "{{\(rect.origin.x), \(rect.origin.y)}, {\(rect.size.width), \(rect.size.height)}}"
+            return append(nsValue(special: 3, key: "NS.rectval", .string(text)))
+        case let range as NSRange:
+            return append(.dictionary([
+                (key: "NS.special", value: .integer(4)),
+                (key: "NS.rangeval.location", value: .integer(Int64(range.location))),
+                (key: "NS.rangeval.length", value: .integer(Int64(range.length))),
+                (key: "$class", value: .uid(foundationClassUID("NSValue"))),
+            ]))
+        case let dictionary as [String: Any]:
+            let keys = dictionary.keys.sorted()
+            return appendDictionary(keys: keys.map { $0 }, values: keys.map { dictionary[$0] }, key: key)
+        case let dictionary as [AnyHashable: Any]:
+            let pairs = Array(dictionary)
+            return appendDictionary(keys: pairs.map(\.key.base), values: pairs.map(\.value), key: key)
+        case let collection as any KeyValueCollection:
+            var references: [PropertyListValue] = []
+            references.reserveCapacity(collection.keyValueCount)
+            collection.forEachKeyValue { references.append(.uid(reference(to: $0, key: key))) }
+            let name = collection.isOrderedKeyValueCollection ? "NSArray" : "NSSet"
+            return append(.dictionary([
+                (key: "NS.objects", value: .array(references)),
+                (key: "$class", value: .uid(foundationClassUID(name))),
+            ]))
+        default:
+            if let number = KeyValueNumber(value) {
+                switch number {
+                case .signed(let v): return append(.integer(v))
+                case .unsigned(let v): return append(.unsignedInteger(v))
+                case .double(let v): return append(.real(v))
+                case .decimal(let v): return append(decimalValue(v))
+                }
+            }
+            recordError(ArchiveError(
+                .invalidValue, key: key, className: String(reflecting: type(of: value)),
+                message: "a value of type \(type(of: value)) cannot be archived; adopt Coding or archive its parts"))
+            return 0
+        }
+    }
+
+    private func appendDictionary(keys: [Any], values: [Any?], key: String?) -> UInt64 {
+        let keyReferences = keys.map { PropertyListValue.uid(reference(to: $0, key: key)) }
+        let valueReferences = values.map { PropertyListValue.uid(reference(to: $0, key: key)) }
+        return append(.dictionary([
+            (key: "NS.keys", value: .array(keyReferences)),
+            (key: "NS.objects", value: .array(valueReferences)),
+            (key: "$class", value: .uid(foundationClassUID("NSDictionary"))),
+        ]))
+    }
+
+    private func nsValue(special: Int64, key: String, _ value: PropertyListValue) -> PropertyListValue {
+        .dictionary([
+            (key: "NS.special", value: .integer(special)),
+            (key: key, value: value),
+            (key: "$class", value: .uid(foundationClassUID("NSValue"))),
+        ])
+    }
+
+    /// `NSDecimalNumber`'s keyed form: exponent, length, sign, compactness and the 128-bit
+    /// mantissa as little-endian bytes.
+    private func decimalValue(_ decimal: Decimal) -> PropertyListValue {
+        let parts = DecimalParts(decimal)
+        var mantissa = Data()
+        for word in parts.mantissa {
+            mantissa.append(UInt8(truncatingIfNeeded: word))
+            mantissa.append(UInt8(truncatingIfNeeded: word >> 8))
+        }
+        return .dictionary([
+            (key: "NS.exponent", value: .integer(Int64(parts.exponent))),
+            (key: "NS.length", value: .integer(Int64(parts.length))),
+            (key: "NS.negative", value: .bool(parts.isNegative)),
+            (key: "NS.compact", value: .bool(true)),
+            (key: "NS.mantissa.bo", value: .integer(1)),
+            (key: "NS.mantissa", value: .data(mantissa)),
+            (key: "$class", value: .uid(foundationClassUID("NSDecimalNumber", superclasses: ["NSNumber", "NSValue"]))),
+        ])
+    }
+}
