@@ -11,6 +11,7 @@ let package = Package(
         .target(name: "ModelObjects"),
         .target(name: "SampleModels", dependencies: ["ModelObjects"]),
         .executableTarget(name: "employees", dependencies: ["ModelObjects", "SampleModels"]),
+        .executableTarget(name: "ArchiveFuzzer", dependencies: ["ModelObjects", "SampleModels"]),
         .testTarget(name: "ModelObjectsTests", dependencies: ["ModelObjects", "SampleModels"]),
     ]
 )
