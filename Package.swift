@@ -12,6 +12,8 @@ let package = Package(
         .target(name: "SampleModels", dependencies: ["ModelObjects"]),
         .executableTarget(name: "employees", dependencies: ["ModelObjects", "SampleModels"]),
         .executableTarget(name: "ArchiveFuzzer", dependencies: ["ModelObjects", "SampleModels"]),
-        .testTarget(name: "ModelObjectsTests", dependencies: ["ModelObjects", "SampleModels"]),
+        .testTarget(
+            name: "ModelObjectsTests", dependencies: ["ModelObjects", "SampleModels"],
+            resources: [.copy("Fixtures")]),
     ]
 )

@@ -32,6 +32,8 @@ public struct CollectionAccessors {
         var insert: (ModelObject, Any, Int) throws -> Void
         var remove: (ModelObject, Int) throws -> Void
         var replace: ((ModelObject, Int, Any) throws -> Void)?
+        /// Converts values to the accessors' element type, all or nothing.
+        var convert: ([Any]) throws -> [Any]
     }
 
     struct Unordered {
@@ -60,7 +62,8 @@ public struct CollectionAccessors {
             remove: { try remove(cast($0), $1) },
             replace: replace.map { replace in
                 { try replace(cast($0), $1, convert($2, "replaceObjectIn<Key>AtIndex:withObject:")) }
-            })
+            },
+            convert: { values in try values.map { try convert($0, "insertObject:in<Key>AtIndex:") as Element } })
         return CollectionAccessors(accessors: .ordered(ordered))
     }
 

@@ -37,21 +37,24 @@ enum CollectionOperator {
             if collection.isOrderedKeyValueCollection { return values }
             return Set(values.compactMap { $0 as? AnyHashable })
         case "unionOfArrays", "distinctUnionOfArrays", "distinctUnionOfSets":
+            // The right key path of each element must lead to a collection; their elements are
+            // joined (`departments.@unionOfArrays.employees`).
             let path = try requiredPath(rightPath, name, fullPath)
             var all: [Any] = []
-            try collection.forEachKeyValue { inner in
+            for inner in try values(of: collection, rightPath: path, fullPath: fullPath) {
                 guard let innerCollection = inner as? any KeyValueCollection else {
                     throw KeyValueCodingError(
                         .operatorOnNonCollection, key: fullPath, className: String(reflecting: type(of: inner)),
-                        message: "@\(name) needs a collection of collections; an element is a \(type(of: inner))")
+                        message: "@\(name) needs '\(path)' to lead to collections; one leads to a \(type(of: inner))")
                 }
-                all.append(contentsOf: try values(of: innerCollection, rightPath: path, fullPath: fullPath))
+                innerCollection.forEachKeyValue { element in
+                    if !(element is NSNull) { all.append(element) }
+                }
             }
-            switch name {
-            case "unionOfArrays": return all
-            case "distinctUnionOfArrays": return try distinct(all, fullPath)
-            default: return Set(try distinct(all, fullPath).compactMap { $0 as? AnyHashable })
-            }
+            if name == "unionOfArrays" { return all }
+            let unique = try distinct(all, fullPath)
+            if collection.isOrderedKeyValueCollection { return unique }
+            return Set(unique.compactMap { $0 as? AnyHashable })
         default:
             throw KeyValueCodingError(
                 .unknownCollectionOperator, key: fullPath,

@@ -44,7 +44,8 @@ public struct Derived<Object: ModelObject, Value>: PropertyStorage {
     ) -> Value {
         get {
             if object.observationState != nil {
-                object.recordDerivedProbe(at: ModelObject.storageOffset(of: storageKeyPath, in: object))
+                object.recordDerivedProbe(
+                    at: ModelObject.storageOffset(of: storageKeyPath, in: object), wrappedKeyPath: wrappedKeyPath)
             }
             return object[keyPath: storageKeyPath].compute(object)
         }

@@ -10,7 +10,9 @@ import Foundation
 func convertKeyValue<Target>(_ value: Any, to target: Target.Type) -> Target? {
     if let direct = value as? Target { return direct }
     if let convertible = Target.self as? any KeyValueConvertible.Type {
-        return convertible.convertedKeyValue(from: value) as? Target
+        // A failed conversion to `Wrapped?` must stay a failure, not become `.some(nil)`.
+        guard let converted = convertible.convertedKeyValue(from: value) else { return nil }
+        return converted as? Target
     }
     return nil
 }
@@ -124,20 +126,31 @@ extension UUID: KeyValueConvertible {
     }
 }
 
+/// The `NSValue` in `value` when it really is one (not a bridged number) holding a struct whose
+/// Objective-C type encoding starts with `encodingPrefix`; Foundation traps when asked for
+/// another kind of struct.
+private func boxedValue(_ value: Any, _ encodingPrefix: String) -> NSValue? {
+    guard type(of: value) is NSValue.Type, !(type(of: value) is NSNumber.Type),
+          let boxed = value as? NSValue,
+          String(cString: boxed.objCType).hasPrefix(encodingPrefix)
+    else { return nil }
+    return boxed
+}
+
 extension CGPoint: KeyValueConvertible {
-    static func convertedKeyValue(from value: Any) -> CGPoint? { (value as? NSValue)?.pointValue }
+    static func convertedKeyValue(from value: Any) -> CGPoint? { boxedValue(value, "{CGPoint")?.pointValue }
 }
 
 extension CGSize: KeyValueConvertible {
-    static func convertedKeyValue(from value: Any) -> CGSize? { (value as? NSValue)?.sizeValue }
+    static func convertedKeyValue(from value: Any) -> CGSize? { boxedValue(value, "{CGSize")?.sizeValue }
 }
 
 extension CGRect: KeyValueConvertible {
-    static func convertedKeyValue(from value: Any) -> CGRect? { (value as? NSValue)?.rectValue }
+    static func convertedKeyValue(from value: Any) -> CGRect? { boxedValue(value, "{CGRect")?.rectValue }
 }
 
 extension NSRange: KeyValueConvertible {
-    static func convertedKeyValue(from value: Any) -> NSRange? { (value as? NSValue)?.rangeValue }
+    static func convertedKeyValue(from value: Any) -> NSRange? { boxedValue(value, "{_NSRange")?.rangeValue }
 }
 
 /// The value itself when it is one of the plain value types key-value coding boxes (which may

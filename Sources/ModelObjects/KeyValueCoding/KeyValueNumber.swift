@@ -11,6 +11,12 @@ enum KeyValueNumber {
     /// Reads a number out of any Swift or Foundation numeric value; nil for anything else.
     /// `Bool` counts as 0 or 1, as `NSNumber` does in Cocoa.
     init?(_ value: Any) {
+        // On Linux every Swift number bridges to NSNumber and back, so a real NSNumber must be
+        // recognised before the Swift cases, which would all match it.
+        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
+            self = Self(number)
+            return
+        }
         switch value {
         case let v as Double: self = .double(v)
         case let v as Int: self = .signed(Int64(v))
@@ -27,7 +33,6 @@ enum KeyValueNumber {
         case let v as UInt8: self = .signed(Int64(v))
         case let v as CGFloat: self = .double(Double(v))
         case let v as Bool: self = .signed(v ? 1 : 0)
-        case let v as NSNumber: self = Self(v)
         default: return nil
         }
     }

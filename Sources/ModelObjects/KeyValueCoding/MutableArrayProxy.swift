@@ -216,7 +216,7 @@ public final class MutableArrayProxy {
     }
 
     private func convertForStorage(_ elements: [Any]) throws -> [Any] {
-        guard descriptor != nil else { return elements }
+        guard descriptor != nil else { return try accessors?.convert(elements) ?? elements }
         return try withArray { _, array in
             guard let converted = array.converted(elements) else { throw mismatch(elements, array) }
             return converted

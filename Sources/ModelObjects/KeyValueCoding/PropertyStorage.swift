@@ -89,12 +89,17 @@ extension StoredPropertyStorage {
     }
 
     /// Writes a value set through the typed property while the object has observers.
-    static func setObservedStoredValue(_ value: StoredValue, in object: ModelObject, at offset: Int) {
+    static func setObservedStoredValue(
+        _ value: StoredValue, in object: ModelObject, at offset: Int, wrappedKeyPath: () -> AnyKeyPath
+    ) {
         guard let descriptor = object.propertyTable.descriptor(atOffset: offset) else {
             pointer(in: object, at: offset).pointee.storedValue = value
             return
         }
-        if object.observationState?.recordProbe(descriptor.key) == true { return }
+        if let state = object.observationState, state.isProbe {
+            state.recordProbe(descriptor.key, keyPath: wrappedKeyPath())
+            return
+        }
         object.changeValue(forKey: descriptor.key) {
             pointer(in: object, at: offset).pointee.storedValue = value
         }

@@ -44,15 +44,19 @@ public struct Relationship<Value: RelationshipValue>: StoredPropertyStorage {
             if object.observationState == nil {
                 object[keyPath: storageKeyPath].storedValue = newValue
             } else {
-                setObservedValue(newValue, in: object, at: ModelObject.storageOffset(of: storageKeyPath, in: object))
+                setObservedValue(
+                    newValue, in: object, at: ModelObject.storageOffset(of: storageKeyPath, in: object),
+                    wrappedKeyPath: wrappedKeyPath)
             }
         }
     }
 
     /// The slow path of a typed set, taken while the object has observers.
     @usableFromInline
-    static func setObservedValue(_ value: Value, in object: ModelObject, at offset: Int) {
-        setObservedStoredValue(value, in: object, at: offset)
+    static func setObservedValue(
+        _ value: Value, in object: ModelObject, at offset: Int, wrappedKeyPath: @autoclosure () -> AnyKeyPath
+    ) {
+        setObservedStoredValue(value, in: object, at: offset, wrappedKeyPath: wrappedKeyPath)
     }
 
     package typealias StoredValue = Value

@@ -45,6 +45,8 @@ package final class ObservationState {
     private(set) var isProbe = false
     /// The key the probe saw being written or read.
     private(set) var probedKey: String?
+    /// The declared key path of that property, rooted at its declaring class.
+    private(set) var probedKeyPath: AnyKeyPath?
 
     init() {}
 
@@ -54,12 +56,11 @@ package final class ObservationState {
         return state
     }
 
-    /// Records a key seen by a probe; returns true when this state is a probe, in which case the
-    /// caller must not write.
-    func recordProbe(_ key: String) -> Bool {
-        guard isProbe else { return false }
-        if probedKey == nil { probedKey = key }
-        return true
+    /// Records the first property a probe sees being written or read.
+    func recordProbe(_ key: String, keyPath: AnyKeyPath) {
+        guard isProbe, probedKey == nil else { return }
+        probedKey = key
+        probedKeyPath = keyPath
     }
 
     /// True when nothing observes the object and no change is in flight.

@@ -124,7 +124,9 @@ extension KeyValueCodingKeyPaths {
     /// `\Employee.salary`.
     ///
     /// Works for key paths of one component that name an ``Attribute``, a ``Relationship`` or a
-    /// ``Derived`` key. The answer is cached per class.
+    /// ``Derived`` key. The answer is cached per class. Limitation: for a key path rooted at a
+    /// subclass, a computed property of the subclass that only forwards to one inherited declared
+    /// property of the same type is taken for that property.
     ///
     /// - Throws: ``KeyValueCodingError/Code/unmappableKeyPath`` for any other key path.
     ///
@@ -142,13 +144,28 @@ extension KeyValueCodingKeyPaths {
         } else {
             _ = self[keyPath: keyPath]
         }
-        guard let key = probe.probedKey else {
+        guard let key = probe.probedKey, let declared = probe.probedKeyPath,
+              Self.keyPath(keyPath, isTheDeclaredProperty: declared)
+        else {
             throw KeyValueCodingError(
                 .unmappableKeyPath, key: "\(keyPath)", className: String(reflecting: Self.self),
                 message: "the key path does not name a property declared with @Attribute, @Relationship or @Derived")
         }
         propertyTable.cacheKey(key, for: keyPath)
         return key
+    }
+
+    /// Whether `keyPath` names the property whose wrapper reported `declared` (its own key path,
+    /// rooted at the declaring class), rather than a longer path or a computed property that
+    /// reaches it.
+    ///
+    /// A key path rooted at a subclass of the declaring class is never equal to the declared
+    /// one, so for inherited properties only the value types are compared: a computed property
+    /// of a subclass that reads one inherited declared property of the same type maps to that
+    /// property's key.
+    private static func keyPath(_ keyPath: AnyKeyPath, isTheDeclaredProperty declared: AnyKeyPath) -> Bool {
+        if type(of: declared).rootType == Self.self { return declared == keyPath }
+        return type(of: declared).valueType == type(of: keyPath).valueType
     }
 
     /// Reads a property through key-value coding by typed key path.
@@ -170,8 +187,9 @@ extension KeyValueCodingKeyPaths {
 extension ModelObject {
     /// Records the key of a derived property read while a key-path probe is installed.
     @usableFromInline
-    final func recordDerivedProbe(at offset: Int) {
-        guard let descriptor = propertyTable.descriptor(atOffset: offset) else { return }
-        _ = observationState?.recordProbe(descriptor.key)
+    final func recordDerivedProbe(at offset: Int, wrappedKeyPath: @autoclosure () -> AnyKeyPath) {
+        guard let state = observationState, state.isProbe,
+              let descriptor = propertyTable.descriptor(atOffset: offset) else { return }
+        state.recordProbe(descriptor.key, keyPath: wrappedKeyPath())
     }
 }
