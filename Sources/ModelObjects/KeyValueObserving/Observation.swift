@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One registration: an observer (or a handler) of a key path on a root object.
 ///
@@ -16,6 +17,9 @@ final class Observation {
     private weak var observer: (any KeyValueObserver)?
     private let handler: ((ModelObject, KeyValueChange) -> Void)?
     private(set) var isActive = true
+    /// Orders observations by registration, which notifications follow.
+    let sequenceNumber = Observation.nextSequenceNumber.wrappingAdd(1, ordering: .relaxed).oldValue
+    private static let nextSequenceNumber = Atomic<UInt64>(0)
     /// The objects this observation has subscribed on.
     private var subscribedObjects: [WeakModelObject] = []
 

@@ -70,8 +70,17 @@ package final class ObservationState {
 
     // MARK: Registry
 
+    /// Adds a subscription, keeping each key's subscriptions in registration order (an
+    /// observation that re-attaches after an intermediate object changed keeps its place).
     func add(_ subscription: Subscription, forKey key: String) {
-        lock.withLock { subscriptions[key, default: []].append(subscription) }
+        lock.withLock {
+            var list = subscriptions[key] ?? []
+            let sequence = subscription.observation.sequenceNumber
+            var index = list.endIndex
+            while index > list.startIndex, list[index - 1].observation.sequenceNumber > sequence { index -= 1 }
+            list.insert(subscription, at: index)
+            subscriptions[key] = list
+        }
     }
 
     func removeSubscriptions(of observation: Observation) {
@@ -120,12 +129,9 @@ package final class ObservationState {
         let interested = lock.withLock { subscriptions[key] ?? [] }
         var records: [Record] = []
         records.reserveCapacity(interested.count)
-        var current: Any?? = .none
+        // Read for each observer: an observer's prior notification may change the value.
         func currentValue() -> Any? {
-            if case .some(let value) = current { return value }
-            let value = (try? object.value(forKey: key)) ?? nil
-            current = .some(value)
-            return value
+            (try? object.value(forKey: key)) ?? nil
         }
         for subscription in interested {
             let observation = subscription.observation
@@ -207,12 +213,9 @@ package final class ObservationState {
         for record in popped.records where record.isStructural && record.observation.isActive {
             record.observation.reattach()
         }
-        var current: Any?? = .none
+        // Read for each observer, as Cocoa does: an earlier observer may change the value again.
         func currentValue() -> Any? {
-            if case .some(let value) = current { return value }
-            let value = (try? object.value(forKey: key)) ?? nil
-            current = .some(value)
-            return value
+            (try? object.value(forKey: key)) ?? nil
         }
         for record in popped.records.reversed() {
             let observation = record.observation
@@ -253,37 +256,51 @@ package final class ObservationState {
 }
 
 extension ModelObject {
-    private static let observationStateCreation = NSLock()
+    /// Guards creating, filling and dropping objects' observation states, so that a registration
+    /// racing with the last removal on another thread is never added to a dropped state.
+    private static let observationStateLock = NSLock()
 
-    /// The object's observation state, made on first use (under a lock, since observers may
-    /// register from several threads at once).
-    func makeObservationState() -> ObservationState {
-        Self.observationStateCreation.withLock {
-            if let state = observationState, !state.isProbe { return state }
-            let state = ObservationState()
-            observationState = state
-            return state
-        }
+    /// The object's observation state, made on first use; call with the lock held.
+    private func observationStateCreatingIfNeeded() -> ObservationState {
+        if let state = observationState, !state.isProbe { return state }
+        let state = ObservationState()
+        observationState = state
+        return state
+    }
+
+    func addRegistration(_ observation: Observation) {
+        Self.observationStateLock.withLock { observationStateCreatingIfNeeded().addRegistration(observation) }
     }
 
     func addSubscription(_ subscription: Subscription, forKey key: String) {
-        makeObservationState().add(subscription, forKey: key)
+        Self.observationStateLock.withLock { observationStateCreatingIfNeeded().add(subscription, forKey: key) }
     }
 
     func removeSubscriptions(of observation: Observation) {
-        observationState?.removeSubscriptions(of: observation)
-        dropObservationStateIfUnused()
+        Self.observationStateLock.withLock {
+            observationState?.removeSubscriptions(of: observation)
+            dropObservationStateIfUnused()
+        }
     }
 
     func removeRegistration(_ observation: Observation) {
-        observationState?.removeRegistration(observation)
-        dropObservationStateIfUnused()
+        Self.observationStateLock.withLock {
+            observationState?.removeRegistration(observation)
+            dropObservationStateIfUnused()
+        }
     }
 
-    /// Returns the object to the fast path once nothing observes it.
-    private func dropObservationStateIfUnused() {
-        Self.observationStateCreation.withLock {
-            if let state = observationState, !state.isProbe, state.isEmpty { observationState = nil }
+    /// The registration to remove for `removeObserver`, looked up under the lock.
+    func registration(
+        by observer: any KeyValueObserver, keyPath: String, context: UnsafeMutableRawPointer??
+    ) -> Observation? {
+        Self.observationStateLock.withLock {
+            observationState?.registration(by: observer, keyPath: keyPath, context: context)
         }
+    }
+
+    /// Returns the object to the fast path once nothing observes it; call with the lock held.
+    private func dropObservationStateIfUnused() {
+        if let state = observationState, !state.isProbe, state.isEmpty { observationState = nil }
     }
 }

@@ -49,7 +49,7 @@ extension ModelObject {
     private func removeObserver(
         _ observer: any KeyValueObserver, forKeyPath keyPath: String, matching context: UnsafeMutableRawPointer??
     ) throws {
-        guard let observation = observationState?.registration(by: observer, keyPath: keyPath, context: context) else {
+        guard let observation = registration(by: observer, keyPath: keyPath, context: context) else {
             throw KeyValueObservingError(
                 .observerNotRegistered, keyPath: keyPath, className: String(reflecting: type(of: self)),
                 message: "cannot remove an observer of type \(type(of: observer)) for the key path '\(keyPath)' because it is not registered as an observer")
@@ -83,7 +83,7 @@ extension ModelObject {
             }
             observation.deliver(change)
         }
-        makeObservationState().addRegistration(observation)
+        addRegistration(observation)
         observation.attach()
     }
 
