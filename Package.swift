@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "ModelObjects", targets: ["ModelObjects"]),
+        .library(name: "SampleModels", targets: ["SampleModels"]),
     ],
     targets: [
         .target(name: "ModelObjects"),

@@ -138,7 +138,7 @@ final class ArchiveWriter {
             ]))
         case let decimal as Decimal:
             return append(decimalValue(decimal))
-        case is NSNull:
+        case _ where isNull(value):
             return append(.dictionary([(key: "$class", value: .uid(foundationClassUID("NSNull")))]))
         case let point as CGPoint:
             return append(nsValue(special: 1, key: "NS.pointval", .string("{\(point.x), \(point.y)}")))

@@ -158,7 +158,7 @@ public final class KeyedArchiver: Coder {
 
     override func encodeDeclaredProperties(of object: ModelObject) {
         for descriptor in object.propertyTable.descriptors where !descriptor.isReadOnly {
-            let value = descriptor.storage.keyValue(in: object, at: descriptor.offset)
+            let value = descriptor.value(in: object)
             entries.append((key: descriptor.key, value: writer.inlineValue(value, key: descriptor.key)))
         }
     }

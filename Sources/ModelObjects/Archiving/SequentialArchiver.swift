@@ -96,7 +96,7 @@ public final class SequentialArchiver: Coder {
     override func encodeDeclaredProperties(of object: ModelObject) {
         var block: [(key: String, value: PropertyListValue)] = []
         for descriptor in object.propertyTable.descriptors where !descriptor.isReadOnly {
-            let value = descriptor.storage.keyValue(in: object, at: descriptor.offset)
+            let value = descriptor.value(in: object)
             block.append((key: descriptor.key, value: writer.inlineValue(value, key: descriptor.key)))
         }
         values.append(.dictionary([(key: SequentialUnarchiver.defaultBlockKey, value: .dictionary(block))]))

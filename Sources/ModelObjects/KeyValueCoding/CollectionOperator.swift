@@ -48,7 +48,7 @@ enum CollectionOperator {
                         message: "@\(name) needs '\(path)' to lead to collections; one leads to a \(type(of: inner))")
                 }
                 innerCollection.forEachKeyValue { element in
-                    if !(element is NSNull) { all.append(element) }
+                    if !isNull(element) { all.append(element) }
                 }
             }
             if name == "unionOfArrays" { return all }
@@ -79,11 +79,18 @@ enum CollectionOperator {
         values.reserveCapacity(collection.keyValueCount)
         let isSimpleKey = !rightPath.utf8.contains(UInt8(ascii: ".")) && rightPath.utf8.first != UInt8(ascii: "@")
         let key = String(rightPath)
+        if isSimpleKey, let objects = collection as? any ModelObjectCollection {
+            // The common case, `employees.@sum.salary`: no boxing of the elements.
+            try objects.forEachModelObject { object in
+                if let value = try object.value(forKey: key), !isNull(value) { values.append(value) }
+            }
+            return values
+        }
         try collection.forEachKeyValue { element in
             let value = isSimpleKey
                 ? try KeyValuePath.value(of: element, forKey: key, fullPath: fullPath)
                 : try KeyValuePath.value(of: element, forKeyPath: rightPath, fullPath: fullPath)
-            if let value, !(value is NSNull) { values.append(value) }
+            if let value, !isNull(value) { values.append(value) }
         }
         return values
     }

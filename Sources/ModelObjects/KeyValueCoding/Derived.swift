@@ -59,9 +59,7 @@ public struct Derived<Object: ModelObject, Value>: PropertyStorage {
     }
 
     package static func keyValue(in object: ModelObject, at offset: Int) -> Any? {
-        let value = pointer(in: object, at: offset).pointee.compute(unsafeDowncast(object, to: Object.self))
-        if Value.self is any OptionalValue.Type { return flattenOptional(value) }
-        return value
+        flattenOptional(pointer(in: object, at: offset).pointee.compute(unsafeDowncast(object, to: Object.self)))
     }
 
     package static func setKeyValue(

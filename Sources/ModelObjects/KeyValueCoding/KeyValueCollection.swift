@@ -51,6 +51,23 @@ extension NSSet: KeyValueCollection {
     }
 }
 
+/// A collection of model objects, iterated without boxing each element in `Any`.
+protocol ModelObjectCollection {
+    func forEachModelObject(_ body: (ModelObject) throws -> Void) rethrows
+}
+
+extension Array: ModelObjectCollection where Element: ModelObject {
+    func forEachModelObject(_ body: (ModelObject) throws -> Void) rethrows {
+        for element in self { try body(element) }
+    }
+}
+
+extension Set: ModelObjectCollection where Element: ModelObject {
+    func forEachModelObject(_ body: (ModelObject) throws -> Void) rethrows {
+        for element in self { try body(element) }
+    }
+}
+
 /// An array held by a property, edited in place by mutable array proxies.
 ///
 /// The functions take the address of the property's stored array, so edits do not copy it.

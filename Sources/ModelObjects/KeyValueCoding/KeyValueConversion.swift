@@ -17,6 +17,13 @@ func convertKeyValue<Target>(_ value: Any, to target: Target.Type) -> Target? {
     return nil
 }
 
+/// Whether `value` is `NSNull`. Checks the dynamic type, because `value is NSNull` makes
+/// Foundation on Linux bridge every Swift number to an `NSNumber` first.
+@inline(__always)
+func isNull(_ value: Any) -> Bool {
+    type(of: value) is NSNull.Type
+}
+
 /// Removes one level of `Optional` from a value held as `Any`, so that a nil property reads as
 /// nil rather than as `Optional<T>.none` boxed in `Any`.
 func flattenOptional(_ value: Any) -> Any? {
@@ -37,7 +44,7 @@ protocol OptionalValue {
 extension Optional: OptionalValue {
     var flattened: Any? {
         switch self {
-        case .some(let wrapped): flattenOptional(wrapped)
+        case .some(let wrapped): wrapped
         case .none: nil
         }
     }
@@ -52,7 +59,7 @@ protocol KeyValueConvertible {
 
 extension Optional: KeyValueConvertible {
     static func convertedKeyValue(from value: Any) -> Self? {
-        if value is NSNull { return .some(.none) }
+        if isNull(value) { return .some(.none) }
         return convertKeyValue(value, to: Wrapped.self).map { .some($0) }
     }
 }

@@ -41,7 +41,7 @@ enum KeyValuePath {
             return nil
         case let object as ModelObject:
             return try object.value(forKey: key)
-        case is NSNull:
+        case let value? where isNull(value):
             return nil
         case let collection as any KeyValueCollection:
             if collection.isOrderedKeyValueCollection {

@@ -60,10 +60,10 @@ extension PropertyStorage {
 }
 
 extension StoredPropertyStorage {
+    /// The stored value boxed as is; optional values are read through
+    /// ``OptionalKeyValueReading`` instead, which unwraps them without a dynamic cast.
     package static func keyValue(in object: ModelObject, at offset: Int) -> Any? {
-        let value = pointer(in: object, at: offset).pointee.storedValue
-        if StoredValue.self is any OptionalValue.Type { return flattenOptional(value) }
-        return value
+        pointer(in: object, at: offset).pointee.storedValue
     }
 
     package static func setKeyValue(
@@ -120,4 +120,24 @@ extension ModelObject {
         }
     }
 
+}
+
+/// Reads an optional stored value as key-value coding returns it: nil, or the wrapped value.
+///
+/// `Attribute` and `Relationship` adopt it when their value is an `Optional`; the key table
+/// finds the conformance once per property, so reads need no dynamic cast.
+protocol OptionalKeyValueReading: SendableMetatype {
+    static func optionalKeyValue(in object: ModelObject, at offset: Int) -> Any?
+}
+
+extension Attribute: OptionalKeyValueReading where Value: OptionalValue {
+    static func optionalKeyValue(in object: ModelObject, at offset: Int) -> Any? {
+        pointer(in: object, at: offset).pointee.storedValue.flattened
+    }
+}
+
+extension Relationship: OptionalKeyValueReading where Value: OptionalValue {
+    static func optionalKeyValue(in object: ModelObject, at offset: Int) -> Any? {
+        pointer(in: object, at: offset).pointee.storedValue.flattened
+    }
 }

@@ -13,6 +13,8 @@ package final class PropertyDescriptor: Sendable {
     package let storage: any PropertyStorage.Type
     /// The key paths a derived key depends on; empty for stored properties.
     package let dependencies: [String]
+    /// The reader of an optional stored value, which unwraps it without a dynamic cast.
+    private let optionalReader: (any OptionalKeyValueReading.Type)?
 
     init(key: String, offset: Int, storage: any PropertyStorage.Type, dependencies: [String]) {
         self.key = key
@@ -20,6 +22,14 @@ package final class PropertyDescriptor: Sendable {
         self.storage = storage
         self.kind = storage.propertyKind
         self.dependencies = dependencies
+        optionalReader = storage as? any OptionalKeyValueReading.Type
+    }
+
+    /// The property's value in `object` as key-value coding returns it (nil for a nil optional).
+    @inline(__always)
+    package func value(in object: ModelObject) -> Any? {
+        if let optionalReader { return optionalReader.optionalKeyValue(in: object, at: offset) }
+        return storage.keyValue(in: object, at: offset)
     }
 
     /// True for keys that key-value coding cannot set.
@@ -38,27 +48,26 @@ package final class PropertyDescriptor: Sendable {
 package final class PropertyTable: Sendable {
     /// Every declared key, superclass keys first, each class's in declaration order.
     package let descriptors: [PropertyDescriptor]
-    private let descriptorsByKey: [String: PropertyDescriptor]
+    private let keyIndex: KeyIndex
     private let descriptorsByOffset: [Int: PropertyDescriptor]
     /// Keys found for typed key paths, filled as they are asked for.
     private let keysByKeyPath = Mutex<[KeyPathBox: String]>([:])
 
     private init(descriptors: [PropertyDescriptor]) {
         self.descriptors = descriptors
-        var byKey: [String: PropertyDescriptor] = [:]
         var byOffset: [Int: PropertyDescriptor] = [:]
         for descriptor in descriptors {
-            byKey[descriptor.key] = descriptor
             byOffset[descriptor.offset] = descriptor
         }
-        descriptorsByKey = byKey
+        keyIndex = KeyIndex(keys: descriptors.map(\.key))
         descriptorsByOffset = byOffset
     }
 
     /// The descriptor for a key, or nil when the class declares no such key.
     @inline(__always)
     package func descriptor(forKey key: String) -> PropertyDescriptor? {
-        descriptorsByKey[key]
+        guard let index = keyIndex.index(of: key) else { return nil }
+        return descriptors[index]
     }
 
     /// The descriptor whose wrapper lives at `offset`.
@@ -123,4 +132,53 @@ package final class PropertyTable: Sendable {
 // SAFETY: key path objects are immutable once created; hashing and equality only read them.
 private struct KeyPathBox: Hashable, @unchecked Sendable {
     let keyPath: AnyKeyPath
+}
+
+/// An open-addressing hash table from key to descriptor index, with a hash cheaper than
+/// `Hasher`'s: keys are short identifiers, so their length and three of their bytes spread them
+/// well enough, and a full comparison confirms the match.
+private struct KeyIndex: Sendable {
+    private let slots: [Int32]
+    private let keys: [String]
+    private let mask: Int
+
+    init(keys: [String]) {
+        self.keys = keys
+        var capacity = 4
+        while capacity < keys.count * 2 { capacity *= 2 }
+        mask = capacity - 1
+        var slots = [Int32](repeating: -1, count: capacity)
+        for (index, key) in keys.enumerated() {
+            var slot = Self.hash(key) & mask
+            while slots[slot] >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(index)
+        }
+        self.slots = slots
+    }
+
+    @inline(__always)
+    private static func hash(_ key: String) -> Int {
+        let utf8 = key.utf8
+        let count = utf8.count
+        guard count > 0 else { return 0 }
+        let first = Int(utf8[utf8.startIndex])
+        let middle = Int(utf8[utf8.index(utf8.startIndex, offsetBy: count / 2)])
+        let last = Int(utf8[utf8.index(before: utf8.endIndex)])
+        var hash = count &* 0x9E37_79B1
+        hash = (hash ^ first) &* 0x0100_0193
+        hash = (hash ^ middle) &* 0x0100_0193
+        hash = (hash ^ last) &* 0x0100_0193
+        return hash ^ (hash >> 15)
+    }
+
+    @inline(__always)
+    func index(of key: String) -> Int? {
+        var slot = Self.hash(key) & mask
+        while true {
+            let index = Int(slots[slot])
+            if index < 0 { return nil }
+            if keys[index] == key { return index }
+            slot = (slot + 1) & mask
+        }
+    }
 }

@@ -3,7 +3,7 @@ extension ModelObject {
     /// instance of the same class.
     func copyValues(into copy: ModelObject) {
         for descriptor in propertyTable.descriptors where !descriptor.isReadOnly {
-            let value = descriptor.storage.keyValue(in: self, at: descriptor.offset)
+            let value = descriptor.value(in: self)
             try? descriptor.storage.setKeyValue(value, in: copy, descriptor: descriptor)
         }
     }
@@ -27,13 +27,13 @@ extension ModelObject {
             originals.append(object)
             for descriptor in object.propertyTable.descriptors where descriptor.isRelationship {
                 guard type(of: object).ownsRelatedObjects(forKey: descriptor.key) else { continue }
-                pending.append(contentsOf: relatedObjects(descriptor.storage.keyValue(in: object, at: descriptor.offset)))
+                pending.append(contentsOf: relatedObjects(descriptor.value(in: object)))
             }
         }
         for original in originals {
             guard let copy = copies[ObjectIdentifier(original)] else { continue }
             for descriptor in original.propertyTable.descriptors where !descriptor.isReadOnly {
-                var value = descriptor.storage.keyValue(in: original, at: descriptor.offset)
+                var value = descriptor.value(in: original)
                 if descriptor.isRelationship { value = remap(value, through: copies) }
                 try? descriptor.storage.setKeyValue(value, in: copy, descriptor: descriptor)
             }

@@ -63,7 +63,7 @@ extension ModelObject {
         do {
             for (key, value) in keyedValues {
                 let old = try self.value(forKey: key)
-                try setValue(value is NSNull ? nil : value, forKey: key)
+                try setValue(isNull(value) ? nil : value, forKey: key)
                 previous.append((key, old))
             }
         } catch {

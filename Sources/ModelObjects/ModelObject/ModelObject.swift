@@ -28,6 +28,7 @@ import Foundation
 /// A model object and its graph belong to one isolation domain: the class is not `Sendable`.
 open class ModelObject: Hashable, CustomStringConvertible {
     /// The keys of this object's class; shared by all its instances.
+    @exclusivity(unchecked)
     package final var propertyTable: PropertyTable
 
     /// Observers of this object and pending changes; nil while nobody observes it, which is what
@@ -78,7 +79,7 @@ open class ModelObject: Hashable, CustomStringConvertible {
     /// `CGRect`), not `NSNumber`/`NSValue`; it throws instead of raising.
     open func value(forKey key: String) throws -> Any? {
         if let descriptor = propertyTable.descriptor(forKey: key) {
-            return descriptor.storage.keyValue(in: self, at: descriptor.offset)
+            return descriptor.value(in: self)
         }
         return try value(forUndefinedKey: key)
     }

@@ -70,7 +70,7 @@ extension ModelObject {
     func validateAllProperties() throws {
         var errors: [any Error] = []
         for descriptor in propertyTable.descriptors where !descriptor.isReadOnly {
-            var value = descriptor.storage.keyValue(in: self, at: descriptor.offset)
+            var value = descriptor.value(in: self)
             do {
                 try validateValue(&value, forKey: descriptor.key)
             } catch {

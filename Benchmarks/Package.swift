@@ -1,0 +1,26 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// The benchmarks of ModelObjects, kept out of the library's own package so that `swift build` and
+// `swift test` at the root never compile them. Run from the repository root with:
+//
+//     swift run -c release --package-path Benchmarks
+
+let package = Package(
+    name: "Benchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "ModelObjects", path: ".."),
+    ],
+    targets: [
+        // Plain Swift classes and key-path tables: the baselines the library is measured against.
+        .target(name: "PlainModels"),
+        .executableTarget(
+            name: "Benchmarks",
+            dependencies: [
+                "PlainModels",
+                .product(name: "SampleModels", package: "ModelObjects"),
+                .product(name: "ModelObjects", package: "ModelObjects"),
+            ]),
+    ]
+)
