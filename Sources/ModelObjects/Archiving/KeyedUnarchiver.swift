@@ -150,7 +150,7 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
             guard let entry = entry(forKey: descriptor.key) else { continue }
             let value = try reader.value(of: entry)
             do {
-                try descriptor.storage.setKeyValue(value, in: object, descriptor: descriptor)
+                try descriptor.setValue(value, in: object)
             } catch let error as ArchiveError {
                 throw error
             } catch {

@@ -190,7 +190,7 @@ public final class SequentialUnarchiver: Coder, ArchiveReaderDelegate {
             guard let entry = block.first(where: { $0.key == descriptor.key })?.value else { continue }
             let value = try reader.value(of: entry)
             do {
-                try descriptor.storage.setKeyValue(value, in: object, descriptor: descriptor)
+                try descriptor.setValue(value, in: object)
             } catch let error as ArchiveError {
                 throw error
             } catch {

@@ -22,10 +22,17 @@ enum CollectionOperator {
         case "count":
             return collection.keyValueCount
         case "sum":
-            return try sum(of: values(of: collection, rightPath: requiredPath(rightPath, name, fullPath), fullPath: fullPath), fullPath)
+            let path = try requiredPath(rightPath, name, fullPath)
+            if let accumulator = try directAccumulation(of: collection, key: path, fullPath) { return accumulator.sum }
+            return try sum(of: values(of: collection, rightPath: path, fullPath: fullPath), fullPath)
         case "avg":
-            let values = try values(of: collection, rightPath: requiredPath(rightPath, name, fullPath), fullPath: fullPath)
-            return try average(of: values, count: collection.keyValueCount, fullPath)
+            let path = try requiredPath(rightPath, name, fullPath)
+            let count = collection.keyValueCount
+            guard count > 0 else { return nil }
+            if let accumulator = try directAccumulation(of: collection, key: path, fullPath) {
+                return accumulator.average(count: count)
+            }
+            return try average(of: values(of: collection, rightPath: path, fullPath: fullPath), count: count, fullPath)
         case "max":
             return try extreme(of: values(of: collection, rightPath: requiredPath(rightPath, name, fullPath), fullPath: fullPath), keeping: .orderedDescending, fullPath)
         case "min":
@@ -95,6 +102,39 @@ enum CollectionOperator {
         return values
     }
 
+    /// Adds up a declared property of every model object in the collection, reading it straight
+    /// from the objects' key tables (doubles without boxing); nil when the path is not one
+    /// declared key of model objects, for the general path to handle.
+    private static func directAccumulation(
+        of collection: any KeyValueCollection, key path: Substring, _ fullPath: String
+    ) throws -> NumberAccumulator? {
+        guard let objects = collection as? any ModelObjectCollection,
+              !path.utf8.contains(UInt8(ascii: ".")), path.utf8.first != UInt8(ascii: "@")
+        else { return nil }
+        let key = String(path)
+        var accumulator = NumberAccumulator()
+        var table: PropertyTable?
+        var descriptor: PropertyDescriptor?
+        var missing = false
+        try objects.forEachModelObject { object in
+            guard !missing else { return }
+            if object.propertyTable !== table {
+                table = object.propertyTable
+                descriptor = object.propertyTable.descriptor(forKey: key)
+            }
+            guard let descriptor else {
+                missing = true
+                return
+            }
+            if let double = descriptor.doubleValue(in: object) {
+                accumulator.add(.double(double))
+            } else if let value = descriptor.value(in: object), !isNull(value) {
+                accumulator.add(try number(value, fullPath))
+            }
+        }
+        return missing ? nil : accumulator
+    }
+
     private static func number(_ value: Any, _ fullPath: String) throws -> KeyValueNumber {
         guard let number = KeyValueNumber(value) else {
             throw KeyValueCodingError(
@@ -148,7 +188,7 @@ enum CollectionOperator {
 
 /// Adds numbers exactly: integers as `Int64` until they overflow, doubles as `Double`, and
 /// anything involving a `Decimal` as `Decimal`.
-private struct NumberAccumulator {
+struct NumberAccumulator {
     var integerSum: Int64 = 0
     var doubleSum: Double = 0
     var decimalSum: Decimal?

@@ -20,6 +20,8 @@ package protocol PropertyStorage: SendableMetatype {
     associatedtype StoredValue
     /// The kind of property this storage backs.
     static var propertyKind: PropertyKind { get }
+    /// The type of the stored (or computed) value.
+    static var storedValueType: Any.Type { get }
     /// The dependencies of a derived key, read from an instance; empty for stored properties.
     static func dependencies(in object: ModelObject, at offset: Int) -> [String]
     /// Reads the value as key-value coding returns it (nil for a nil optional).
@@ -50,6 +52,8 @@ extension PropertyStorage {
     }
 
     package static func dependencies(in object: ModelObject, at offset: Int) -> [String] { [] }
+
+    package static var storedValueType: Any.Type { StoredValue.self }
 
     package static func withStoredValue<Result>(
         in object: ModelObject, at offset: Int,

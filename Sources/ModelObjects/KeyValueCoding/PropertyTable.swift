@@ -15,6 +15,17 @@ package final class PropertyDescriptor: Sendable {
     package let dependencies: [String]
     /// The reader of an optional stored value, which unwraps it without a dynamic cast.
     private let optionalReader: (any OptionalKeyValueReading.Type)?
+    /// How the stored value is laid out, when it is one of the types read and written directly.
+    let layout: DirectLayout
+
+    /// Stored values that key-value coding reads and writes with plain loads and stores instead
+    /// of the wrapper's generic code: a wrapper holding one of these has exactly its layout.
+    enum DirectLayout {
+        case double, int, bool, string
+        /// A to-one relationship: a nullable class reference.
+        case object
+        case generic
+    }
 
     init(key: String, offset: Int, storage: any PropertyStorage.Type, dependencies: [String]) {
         self.key = key
@@ -23,13 +34,81 @@ package final class PropertyDescriptor: Sendable {
         self.kind = storage.propertyKind
         self.dependencies = dependencies
         optionalReader = storage as? any OptionalKeyValueReading.Type
+        layout = Self.directLayout(of: storage)
+    }
+
+    private static func directLayout(of storage: any PropertyStorage.Type) -> DirectLayout {
+        guard storage is any StoredPropertyStorage.Type else { return .generic }
+        func size<T>(_: T.Type) -> Int { MemoryLayout<T>.size }
+        let valueType = storage.storedValueType
+        let wrapperSize = size(storage)
+        switch valueType {
+        case is Double.Type where wrapperSize == MemoryLayout<Double>.size: return .double
+        case is Int.Type where wrapperSize == MemoryLayout<Int>.size: return .int
+        case is Bool.Type where wrapperSize == MemoryLayout<Bool>.size: return .bool
+        case is String.Type where wrapperSize == MemoryLayout<String>.size: return .string
+        default:
+            if storage.propertyKind == .toOne, wrapperSize == MemoryLayout<ModelObject?>.size,
+               let optional = valueType as? any OptionalValue.Type, optional.wrappedType is ModelObject.Type {
+                return .object
+            }
+            return .generic
+        }
     }
 
     /// The property's value in `object` as key-value coding returns it (nil for a nil optional).
     @inline(__always)
     package func value(in object: ModelObject) -> Any? {
-        if let optionalReader { return optionalReader.optionalKeyValue(in: object, at: offset) }
-        return storage.keyValue(in: object, at: offset)
+        let address = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset
+        switch layout {
+        case .double: return address.load(as: Double.self)
+        case .int: return address.load(as: Int.self)
+        case .bool: return address.load(as: Bool.self)
+        case .string: return address.load(as: String.self)
+        case .object:
+            guard let related = address.load(as: ModelObject?.self) else { return nil }
+            return related
+        case .generic:
+            if let optionalReader { return optionalReader.optionalKeyValue(in: object, at: offset) }
+            return storage.keyValue(in: object, at: offset)
+        }
+    }
+
+    /// The property's value in `object` as a `Double`, when it is stored as one.
+    @inline(__always)
+    func doubleValue(in object: ModelObject) -> Double? {
+        guard layout == .double else { return nil }
+        return (UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset).load(as: Double.self)
+    }
+
+    /// Sets the property from a key-value-coding value, converting it and notifying observers.
+    package func setValue(_ value: Any?, in object: ModelObject) throws {
+        let address = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset
+        switch layout {
+        case .double:
+            if let double = value as? Double {
+                object.changeValue(forKey: key) { address.assumingMemoryBound(to: Double.self).pointee = double }
+                return
+            }
+        case .int:
+            if let int = value as? Int {
+                object.changeValue(forKey: key) { address.assumingMemoryBound(to: Int.self).pointee = int }
+                return
+            }
+        case .bool:
+            if let bool = value as? Bool {
+                object.changeValue(forKey: key) { address.assumingMemoryBound(to: Bool.self).pointee = bool }
+                return
+            }
+        case .string:
+            if let string = value as? String {
+                object.changeValue(forKey: key) { address.assumingMemoryBound(to: String.self).pointee = string }
+                return
+            }
+        case .object, .generic:
+            break
+        }
+        try storage.setKeyValue(value, in: object, descriptor: self)
     }
 
     /// True for keys that key-value coding cannot set.

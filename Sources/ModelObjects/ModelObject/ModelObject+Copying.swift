@@ -4,7 +4,7 @@ extension ModelObject {
     func copyValues(into copy: ModelObject) {
         for descriptor in propertyTable.descriptors where !descriptor.isReadOnly {
             let value = descriptor.value(in: self)
-            try? descriptor.storage.setKeyValue(value, in: copy, descriptor: descriptor)
+            try? descriptor.setValue(value, in: copy)
         }
     }
 
@@ -35,7 +35,7 @@ extension ModelObject {
             for descriptor in original.propertyTable.descriptors where !descriptor.isReadOnly {
                 var value = descriptor.value(in: original)
                 if descriptor.isRelationship { value = remap(value, through: copies) }
-                try? descriptor.storage.setKeyValue(value, in: copy, descriptor: descriptor)
+                try? descriptor.setValue(value, in: copy)
             }
         }
         return copies[ObjectIdentifier(self)] as? Self ?? copy()

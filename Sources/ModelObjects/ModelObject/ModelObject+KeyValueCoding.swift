@@ -21,7 +21,27 @@ extension ModelObject {
     ///
     /// Corresponds to `-[NSObject valueForKeyPath:]`.
     public func value(forKeyPath keyPath: String) throws -> Any? {
-        try KeyValuePath.value(of: self, forKeyPath: Substring(keyPath), fullPath: keyPath)
+        // Through to-one relationships key by key; anything else (collections, operators, nil,
+        // errors) goes to the general evaluator from where the path leaves model objects.
+        var target: ModelObject = self
+        var remaining = Substring(keyPath)
+        while let dot = remaining.utf8.firstIndex(of: UInt8(ascii: ".")) {
+            let first = remaining[..<dot]
+            guard !first.isEmpty, first.utf8.first != UInt8(ascii: "@") else { break }
+            let rest = remaining[remaining.utf8.index(after: dot)...]
+            guard !rest.isEmpty else { throw KeyValuePath.malformed(keyPath) }
+            let next = try target.value(forKey: String(first))
+            guard let object = next as? ModelObject else {
+                return try KeyValuePath.value(of: next, forKeyPath: rest, fullPath: keyPath)
+            }
+            target = object
+            remaining = rest
+        }
+        if !remaining.isEmpty, remaining.utf8.first != UInt8(ascii: "@"),
+           !remaining.utf8.contains(UInt8(ascii: ".")) {
+            return try target.value(forKey: String(remaining))
+        }
+        return try KeyValuePath.value(of: target, forKeyPath: remaining, fullPath: keyPath)
     }
 
     /// Sets the value at a dot-separated key path: the last key is set, with

@@ -99,7 +99,7 @@ open class ModelObject: Hashable, CustomStringConvertible {
     /// (a `String` never becomes a number, 2.5 never becomes an `Int`).
     open func setValue(_ value: Any?, forKey key: String) throws {
         if let descriptor = propertyTable.descriptor(forKey: key) {
-            try descriptor.storage.setKeyValue(value, in: self, descriptor: descriptor)
+            try descriptor.setValue(value, in: self)
             return
         }
         try setValue(value, forUndefinedKey: key)
