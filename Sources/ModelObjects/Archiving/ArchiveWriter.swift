@@ -101,8 +101,7 @@ final class ArchiveWriter {
     /// The UID of `value` in `$objects`, encoding it (or queueing it, for objects) if new.
     func reference(to value: Any?, key: String?) -> UInt64 {
         guard let value = value.flatMap(flattenOptional) else { return 0 }
-        switch value {
-        case let coding as any Coding:
+        if let coding = asCodingObject(value) {
             let identifier = ObjectIdentifier(coding)
             if let uid = objectUIDs[identifier] { return uid }
             let uid = append(.string("$null"))
@@ -110,6 +109,8 @@ final class ArchiveWriter {
             retainedObjects.append(coding)
             queue.append((uid: uid, object: coding))
             return uid
+        }
+        switch value {
         case let string as String:
             if let uid = stringUIDs[string] { return uid }
             let uid = append(.string(string))

@@ -122,7 +122,7 @@ public final class KeyedArchiver: Coder {
     }
 
     public override func encodeConditionalObject(_ object: Any?, forKey key: String) {
-        guard let coding = object.flatMap(flattenOptional) as? any Coding else {
+        guard let value = object.flatMap(flattenOptional), let coding = asCodingObject(value) else {
             entries.append((key: key, value: .uid(writer.reference(to: object, key: key))))
             return
         }

@@ -24,6 +24,22 @@ func isNull(_ value: Any) -> Bool {
     type(of: value) is NSNull.Type
 }
 
+/// `value` as a model object, or nil. Checks that the value is a class instance first: casting
+/// a Swift collection to a class makes Foundation on Linux bridge it to an `NSArray` (copying
+/// every element) before the cast fails.
+@inline(__always)
+func asModelObject(_ value: Any) -> ModelObject? {
+    guard type(of: value) is AnyObject.Type else { return nil }
+    return value as? ModelObject
+}
+
+/// `value` as an object that adopts ``Coding``, without bridging value types to Foundation.
+@inline(__always)
+func asCodingObject(_ value: Any) -> (any Coding)? {
+    guard type(of: value) is AnyObject.Type else { return nil }
+    return value as? any Coding
+}
+
 /// Removes one level of `Optional` from a value held as `Any`, so that a nil property reads as
 /// nil rather than as `Optional<T>.none` boxed in `Any`.
 func flattenOptional(_ value: Any) -> Any? {

@@ -36,11 +36,10 @@ enum KeyValuePath {
     /// for a collection the collection of its elements' values (nil becomes `NSNull` in arrays
     /// and is left out of sets, as in Cocoa).
     static func value(of target: Any?, forKey key: String, fullPath: String) throws -> Any? {
+        if let target, let object = asModelObject(target) { return try object.value(forKey: key) }
         switch target {
         case nil:
             return nil
-        case let object as ModelObject:
-            return try object.value(forKey: key)
         case let value? where isNull(value):
             return nil
         case let collection as any KeyValueCollection:
@@ -85,7 +84,7 @@ enum KeyValuePath {
                 return
             }
             guard let next = try target.value(forKey: String(first)) else { return }
-            guard let nextObject = next as? ModelObject else {
+            guard let nextObject = asModelObject(next) else {
                 throw KeyValueCodingError(
                     .notKeyValueCodingCompliant, key: path, className: String(reflecting: type(of: next)),
                     message: "cannot set through '\(first)', which holds a \(type(of: next)), not a model object")

@@ -1,4 +1,5 @@
 @_spi(Reflection) import Swift
+import Foundation
 import Synchronization
 
 /// One declared key of a model class: where its wrapper lives and what it holds.
@@ -149,6 +150,13 @@ package final class PropertyTable: Sendable {
         return descriptors[index]
     }
 
+    /// The descriptor for a key given as UTF-8 bytes (a segment of a key path).
+    @inline(__always)
+    func descriptor(forUTF8Key key: UnsafeBufferPointer<UInt8>) -> PropertyDescriptor? {
+        guard let index = keyIndex.index(ofUTF8: key) else { return nil }
+        return descriptors[index]
+    }
+
     /// The descriptor whose wrapper lives at `offset`.
     package func descriptor(atOffset offset: Int) -> PropertyDescriptor? {
         descriptorsByOffset[offset]
@@ -215,20 +223,33 @@ private struct KeyPathBox: Hashable, @unchecked Sendable {
 
 /// An open-addressing hash table from key to descriptor index, with a hash cheaper than
 /// `Hasher`'s: keys are short identifiers, so their length and three of their bytes spread them
-/// well enough, and a full comparison confirms the match.
+/// well enough, and a full comparison confirms the match. Lookups take a `String` or the UTF-8
+/// bytes of a key inside a longer key path.
 private struct KeyIndex: Sendable {
     private let slots: [Int32]
     private let keys: [String]
+    /// Every key's UTF-8 bytes, one after another.
+    private let keyBytes: [UInt8]
+    private let keyRanges: [Range<Int>]
     private let mask: Int
 
     init(keys: [String]) {
         self.keys = keys
+        var bytes: [UInt8] = []
+        var ranges: [Range<Int>] = []
+        for key in keys {
+            let start = bytes.count
+            bytes.append(contentsOf: key.utf8)
+            ranges.append(start..<bytes.count)
+        }
+        keyBytes = bytes
+        keyRanges = ranges
         var capacity = 4
         while capacity < keys.count * 2 { capacity *= 2 }
         mask = capacity - 1
         var slots = [Int32](repeating: -1, count: capacity)
         for (index, key) in keys.enumerated() {
-            var slot = Self.hash(key) & mask
+            var slot = Self.hash(Array(key.utf8)) & mask
             while slots[slot] >= 0 { slot = (slot + 1) & mask }
             slots[slot] = Int32(index)
         }
@@ -236,28 +257,37 @@ private struct KeyIndex: Sendable {
     }
 
     @inline(__always)
-    private static func hash(_ key: String) -> Int {
-        let utf8 = key.utf8
-        let count = utf8.count
+    private static func hash<Bytes: RandomAccessCollection>(_ bytes: Bytes) -> Int
+    where Bytes.Element == UInt8, Bytes.Index == Int {
+        let count = bytes.count
         guard count > 0 else { return 0 }
-        let first = Int(utf8[utf8.startIndex])
-        let middle = Int(utf8[utf8.index(utf8.startIndex, offsetBy: count / 2)])
-        let last = Int(utf8[utf8.index(before: utf8.endIndex)])
+        let start = bytes.startIndex
         var hash = count &* 0x9E37_79B1
-        hash = (hash ^ first) &* 0x0100_0193
-        hash = (hash ^ middle) &* 0x0100_0193
-        hash = (hash ^ last) &* 0x0100_0193
+        hash = (hash ^ Int(bytes[start])) &* 0x0100_0193
+        hash = (hash ^ Int(bytes[start + count / 2])) &* 0x0100_0193
+        hash = (hash ^ Int(bytes[start + count - 1])) &* 0x0100_0193
         return hash ^ (hash >> 15)
     }
 
     @inline(__always)
     func index(of key: String) -> Int? {
+        var key = key
+        return key.withUTF8 { index(ofUTF8: $0) }
+    }
+
+    func index(ofUTF8 key: UnsafeBufferPointer<UInt8>) -> Int? {
         var slot = Self.hash(key) & mask
-        while true {
-            let index = Int(slots[slot])
-            if index < 0 { return nil }
-            if keys[index] == key { return index }
-            slot = (slot + 1) & mask
+        return keyBytes.withUnsafeBufferPointer { all in
+            while true {
+                let index = Int(slots[slot])
+                if index < 0 { return nil }
+                let range = keyRanges[index]
+                if range.count == key.count {
+                    guard let base = all.baseAddress, let keyBase = key.baseAddress else { return index }
+                    if memcmp(base + range.lowerBound, keyBase, key.count) == 0 { return index }
+                }
+                slot = (slot + 1) & mask
+            }
         }
     }
 }

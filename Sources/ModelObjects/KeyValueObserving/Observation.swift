@@ -97,7 +97,7 @@ final class Observation {
         _ value: Any??, _ path: Substring, direct: Bool, structural: Bool, visited: inout Set<Visit>
     ) {
         guard let value = value ?? nil else { return }
-        if let object = value as? ModelObject {
+        if let object = asModelObject(value) {
             expand(object, path, direct: direct, structural: structural, visited: &visited)
             return
         }

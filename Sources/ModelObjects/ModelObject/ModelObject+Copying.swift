@@ -43,21 +43,20 @@ extension ModelObject {
 }
 
 private func relatedObjects(_ value: Any?) -> [ModelObject] {
-    if let object = value as? ModelObject { return [object] }
+    if let value, let object = asModelObject(value) { return [object] }
     guard let collection = value as? any KeyValueCollection else { return [] }
     var objects: [ModelObject] = []
-    collection.forEachKeyValue { if let object = $0 as? ModelObject { objects.append(object) } }
+    collection.forEachKeyValue { if let object = asModelObject($0) { objects.append(object) } }
     return objects
 }
 
 private func remap(_ value: Any?, through copies: [ObjectIdentifier: ModelObject]) -> Any? {
     func map(_ object: ModelObject) -> ModelObject { copies[ObjectIdentifier(object)] ?? object }
+    if let value, let object = asModelObject(value) { return map(object) }
     switch value {
-    case let object as ModelObject:
-        return map(object)
     case let collection as any KeyValueCollection:
         var mapped: [Any] = []
-        collection.forEachKeyValue { mapped.append(($0 as? ModelObject).map(map) ?? $0) }
+        collection.forEachKeyValue { mapped.append(asModelObject($0).map(map) ?? $0) }
         if collection.isOrderedKeyValueCollection { return mapped }
         return Set(mapped.compactMap { $0 as? AnyHashable })
     default:

@@ -21,27 +21,41 @@ extension ModelObject {
     ///
     /// Corresponds to `-[NSObject valueForKeyPath:]`.
     public func value(forKeyPath keyPath: String) throws -> Any? {
-        // Through to-one relationships key by key; anything else (collections, operators, nil,
-        // errors) goes to the general evaluator from where the path leaves model objects.
+        var path = keyPath
+        return try path.withUTF8 { bytes in try value(forKeyPath: keyPath, utf8: bytes) }
+    }
+
+    /// Walks through to-one relationships key by key on the path's bytes, with no string made
+    /// for declared keys; anything else (collections, operators, nil, errors) goes to the general
+    /// evaluator from where the path leaves model objects.
+    private func value(forKeyPath keyPath: String, utf8 bytes: UnsafeBufferPointer<UInt8>) throws -> Any? {
+        let dot = UInt8(ascii: "."), at = UInt8(ascii: "@")
         var target: ModelObject = self
-        var remaining = Substring(keyPath)
-        while let dot = remaining.utf8.firstIndex(of: UInt8(ascii: ".")) {
-            let first = remaining[..<dot]
-            guard !first.isEmpty, first.utf8.first != UInt8(ascii: "@") else { break }
-            let rest = remaining[remaining.utf8.index(after: dot)...]
-            guard !rest.isEmpty else { throw KeyValuePath.malformed(keyPath) }
-            let next = try target.value(forKey: String(first))
-            guard let object = next as? ModelObject else {
-                return try KeyValuePath.value(of: next, forKeyPath: rest, fullPath: keyPath)
+        var start = 0
+        while true {
+            var end = start
+            while end < bytes.count, bytes[end] != dot { end += 1 }
+            let segment = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            let isLast = end == bytes.count
+            guard !segment.isEmpty, segment[0] != at, isLast || end + 1 < bytes.count else { break }
+            let value: Any?
+            if let descriptor = target.propertyTable.descriptor(forUTF8Key: segment) {
+                value = descriptor.value(in: target)
+            } else {
+                value = try target.value(forUndefinedKey: String(decoding: segment, as: UTF8.self))
+            }
+            if isLast { return value }
+            start = end + 1
+            guard let value, let object = asModelObject(value) else {
+                return try KeyValuePath.value(of: value, forKeyPath: Self.suffix(of: keyPath, fromUTF8Offset: start), fullPath: keyPath)
             }
             target = object
-            remaining = rest
         }
-        if !remaining.isEmpty, remaining.utf8.first != UInt8(ascii: "@"),
-           !remaining.utf8.contains(UInt8(ascii: ".")) {
-            return try target.value(forKey: String(remaining))
-        }
-        return try KeyValuePath.value(of: target, forKeyPath: remaining, fullPath: keyPath)
+        return try KeyValuePath.value(of: target, forKeyPath: Self.suffix(of: keyPath, fromUTF8Offset: start), fullPath: keyPath)
+    }
+
+    private static func suffix(of string: String, fromUTF8Offset offset: Int) -> Substring {
+        string[string.utf8.index(string.utf8.startIndex, offsetBy: offset)...]
     }
 
     /// Sets the value at a dot-separated key path: the last key is set, with

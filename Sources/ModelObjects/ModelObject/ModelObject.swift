@@ -76,8 +76,10 @@ open class ModelObject: Hashable, CustomStringConvertible {
     /// - Complexity: One hash lookup.
     ///
     /// Corresponds to `-[NSObject valueForKey:]`; differences: values are Swift values (`Double`,
-    /// `CGRect`), not `NSNumber`/`NSValue`; it throws instead of raising.
-    open func value(forKey key: String) throws -> Any? {
+    /// `CGRect`), not `NSNumber`/`NSValue`; it throws instead of raising; it cannot be overridden
+    /// (override ``value(forUndefinedKey:)`` to answer extra keys), so key paths, collection
+    /// operators and archiving, which read declared properties directly, always agree with it.
+    public final func value(forKey key: String) throws -> Any? {
         if let descriptor = propertyTable.descriptor(forKey: key) {
             return descriptor.value(in: self)
         }
@@ -96,8 +98,9 @@ open class ModelObject: Hashable, CustomStringConvertible {
     ///   from ``setValue(_:forUndefinedKey:)``, or what ``setNilValueForKey(_:)`` throws.
     ///
     /// Corresponds to `-[NSObject setValue:forKey:]`; differences: conversions are lossless only
-    /// (a `String` never becomes a number, 2.5 never becomes an `Int`).
-    open func setValue(_ value: Any?, forKey key: String) throws {
+    /// (a `String` never becomes a number, 2.5 never becomes an `Int`); it cannot be overridden
+    /// (override ``setValue(_:forUndefinedKey:)`` to accept extra keys).
+    public final func setValue(_ value: Any?, forKey key: String) throws {
         if let descriptor = propertyTable.descriptor(forKey: key) {
             try descriptor.setValue(value, in: self)
             return

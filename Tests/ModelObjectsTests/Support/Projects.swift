@@ -74,12 +74,15 @@ final class LenientDepartment: Department {
     }
 }
 
-/// An `Employee` subclass that records every key set through key-value coding.
+/// An `Employee` subclass that records, through key-value observing, every key that changes.
 final class RecordingEmployee: Employee {
     var keysSet: [String] = []
+    private var tokens: [KeyValueObservation] = []
 
-    override func setValue(_ value: Any?, forKey key: String) throws {
-        keysSet.append(key)
-        try super.setValue(value, forKey: key)
+    /// Starts recording changes of every declared stored key.
+    func startRecording() {
+        for key in attributeKeys + relationshipKeys {
+            tokens.append(observe(key) { [unowned self] _, _ in self.keysSet.append(key) })
+        }
     }
 }
