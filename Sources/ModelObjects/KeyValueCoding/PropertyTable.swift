@@ -12,8 +12,12 @@ package final class PropertyDescriptor: Sendable {
     package let kind: PropertyKind
     /// The wrapper type, which reads and writes the storage.
     package let storage: any PropertyStorage.Type
-    /// The key paths a derived key depends on; empty for stored properties.
-    package let dependencies: [String]
+    /// The key paths a derived key depends on (read from the first instance of the class);
+    /// empty for stored properties.
+    package var dependencies: [String] {
+        recordedDependencies.withLock { $0 }
+    }
+    private let recordedDependencies = Mutex<[String]>([])
     /// The reader of an optional stored value, which unwraps it without a dynamic cast.
     private let optionalReader: (any OptionalKeyValueReading.Type)?
     /// How the stored value is laid out, when it is one of the types read and written directly.
@@ -28,12 +32,11 @@ package final class PropertyDescriptor: Sendable {
         case generic
     }
 
-    init(key: String, offset: Int, storage: any PropertyStorage.Type, dependencies: [String]) {
+    init(key: String, offset: Int, storage: any PropertyStorage.Type) {
         self.key = key
         self.offset = offset
         self.storage = storage
         self.kind = storage.propertyKind
-        self.dependencies = dependencies
         optionalReader = storage as? any OptionalKeyValueReading.Type
         layout = Self.directLayout(of: storage)
     }
@@ -55,6 +58,10 @@ package final class PropertyDescriptor: Sendable {
             }
             return .generic
         }
+    }
+
+    func setDependencies(_ dependencies: [String]) {
+        recordedDependencies.withLock { $0 = dependencies }
     }
 
     /// The property's value in `object` as key-value coding returns it (nil for a nil optional).
@@ -87,17 +94,17 @@ package final class PropertyDescriptor: Sendable {
         let address = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset
         switch layout {
         case .double:
-            if let double = value as? Double {
+            if let value, let double = unboxTrivial(value, as: Double.self) ?? value as? Double {
                 object.changeValue(forKey: key) { address.assumingMemoryBound(to: Double.self).pointee = double }
                 return
             }
         case .int:
-            if let int = value as? Int {
+            if let value, let int = unboxTrivial(value, as: Int.self) ?? value as? Int {
                 object.changeValue(forKey: key) { address.assumingMemoryBound(to: Int.self).pointee = int }
                 return
             }
         case .bool:
-            if let bool = value as? Bool {
+            if let value, let bool = unboxTrivial(value, as: Bool.self) ?? value as? Bool {
                 object.changeValue(forKey: key) { address.assumingMemoryBound(to: Bool.self).pointee = bool }
                 return
             }
@@ -172,22 +179,33 @@ package final class PropertyTable: Sendable {
         keysByKeyPath.withLock { $0[KeyPathBox(keyPath: keyPath)] = key }
     }
 
-    /// An empty table, held by an object between the start and the end of its initialization.
-    static let placeholder = PropertyTable(descriptors: [])
-
     private static let cache = Mutex<[ObjectIdentifier: PropertyTable]>([:])
 
-    /// The table of the object's class, built on first use with the object as the prototype
-    /// from which derived keys' dependencies are read.
-    static func table(for object: ModelObject) -> PropertyTable {
-        let identifier = ObjectIdentifier(type(of: object))
+    /// The table of a class, built on first use.
+    static func table(for type: ModelObject.Type) -> PropertyTable {
+        let identifier = ObjectIdentifier(type)
         if let table = cache.withLock({ $0[identifier] }) { return table }
-        let table = build(for: type(of: object), prototype: object)
+        let table = build(for: type)
         return cache.withLock { tables in
             if let existing = tables[identifier] { return existing }
             tables[identifier] = table
             return table
         }
+    }
+
+    /// Whether derived keys' dependencies have been read from an instance.
+    private let dependenciesRecorded = Atomic<Bool>(false)
+
+    /// Reads derived keys' dependencies from `object`, an instance of the table's class, the
+    /// first time an instance finishes initializing: a `Derived` wrapper holds them as values.
+    @inline(__always)
+    func recordDependencies(from object: ModelObject) {
+        guard !dependenciesRecorded.load(ordering: .acquiring) else { return }
+        for descriptor in descriptors where descriptor.kind == .derived {
+            let dependencies = descriptor.storage.dependencies(in: object, at: descriptor.offset)
+            descriptor.setDependencies(dependencies)
+        }
+        dependenciesRecorded.store(true, ordering: .releasing)
     }
 
     /// The table of a class, if an instance of it was ever made.
@@ -198,7 +216,7 @@ package final class PropertyTable: Sendable {
     /// Reads the class's fields through the standard library's reflection metadata and keeps
     /// those whose type is one of this library's property wrappers. A wrapper's field is named
     /// `_key`; its offset lets key-value coding reach the storage without a key path.
-    private static func build(for type: ModelObject.Type, prototype: ModelObject) -> PropertyTable {
+    private static func build(for type: ModelObject.Type) -> PropertyTable {
         var descriptors: [PropertyDescriptor] = []
         let classType = _EachFieldOptions(rawValue: 1 << 0)
         _forEachField(of: type, options: classType) { name, offset, fieldType, _ in
@@ -206,9 +224,7 @@ package final class PropertyTable: Sendable {
             var key = String(cString: name)
             guard key.hasPrefix("_") else { return true }
             key.removeFirst()
-            let dependencies = storage.dependencies(in: prototype, at: offset)
-            descriptors.append(
-                PropertyDescriptor(key: key, offset: offset, storage: storage, dependencies: dependencies))
+            descriptors.append(PropertyDescriptor(key: key, offset: offset, storage: storage))
             return true
         }
         return PropertyTable(descriptors: descriptors)
@@ -271,8 +287,27 @@ private struct KeyIndex: Sendable {
 
     @inline(__always)
     func index(of key: String) -> Int? {
-        var key = key
-        return key.withUTF8 { index(ofUTF8: $0) }
+        var slot = Self.hash(key) & mask
+        while true {
+            let index = Int(slots[slot])
+            if index < 0 { return nil }
+            if keys[index] == key { return index }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// The same hash as for bytes, read through the string's UTF-8 view, which is cheap for the
+    /// native and small strings keys are.
+    @inline(__always)
+    private static func hash(_ key: String) -> Int {
+        let utf8 = key.utf8
+        let count = utf8.count
+        guard count > 0 else { return 0 }
+        var hash = count &* 0x9E37_79B1
+        hash = (hash ^ Int(utf8[utf8.startIndex])) &* 0x0100_0193
+        hash = (hash ^ Int(utf8[utf8.index(utf8.startIndex, offsetBy: count / 2)])) &* 0x0100_0193
+        hash = (hash ^ Int(utf8[utf8.index(before: utf8.endIndex)])) &* 0x0100_0193
+        return hash ^ (hash >> 15)
     }
 
     func index(ofUTF8 key: UnsafeBufferPointer<UInt8>) -> Int? {
@@ -290,4 +325,14 @@ private struct KeyIndex: Sendable {
             }
         }
     }
+}
+
+/// The value inside `value` when its dynamic type is exactly `T`, read straight from the
+/// existential's inline buffer; `T` must be a trivial type of at most three words (`Double`,
+/// `Int`, `Bool`), which `Any` always stores inline. Faster than `as?`, which goes through the
+/// runtime's general cast.
+@inline(__always)
+func unboxTrivial<T>(_ value: Any, as type: T.Type) -> T? {
+    guard Swift.type(of: value) == T.self else { return nil }
+    return withUnsafeBytes(of: value) { $0.load(as: T.self) }
 }

@@ -28,8 +28,7 @@ import Foundation
 /// A model object and its graph belong to one isolation domain: the class is not `Sendable`.
 open class ModelObject: Hashable, CustomStringConvertible {
     /// The keys of this object's class; shared by all its instances.
-    @exclusivity(unchecked)
-    package final var propertyTable: PropertyTable
+    package final let propertyTable: PropertyTable
 
     /// Observers of this object and pending changes; nil while nobody observes it, which is what
     /// keeps a typed set as cheap as a plain stored property.
@@ -41,8 +40,8 @@ open class ModelObject: Hashable, CustomStringConvertible {
     /// Corresponds to `-[NSObject init]`.
     public required init() {
         observationState = nil
-        propertyTable = PropertyTable.placeholder
-        propertyTable = PropertyTable.table(for: self)
+        propertyTable = PropertyTable.table(for: Self.self)
+        propertyTable.recordDependencies(from: self)
     }
 
     deinit {
@@ -288,8 +287,8 @@ open class ModelObject: Hashable, CustomStringConvertible {
     /// Corresponds to `-[NSCoding initWithCoder:]`.
     public required init(coder: Coder) throws {
         observationState = nil
-        propertyTable = PropertyTable.placeholder
-        propertyTable = PropertyTable.table(for: self)
+        propertyTable = PropertyTable.table(for: Self.self)
+        propertyTable.recordDependencies(from: self)
         coder.objectDidBeginDecoding(self)
         try coder.decodeDeclaredProperties(of: self)
     }
