@@ -12,6 +12,7 @@ import Foundation
 /// The groups, in report order. Add new groups here.
 let groups: [any BenchmarkGroup.Type] = [
     KeyValueCodingBenchmarks.self,
+    KeyValueObservingBenchmarks.self,
 ]
 
 var configuration = RunConfiguration()

@@ -11,7 +11,7 @@ final class ArchiveReader {
     private var decodedFlags: [DecodeState]
     private var uidStack: [Int] = []
     /// The object body being decoded, for the Foundation value classes.
-    private var entries: [(key: String, value: PropertyListValue)] = []
+    private var entries = PropertyListDictionary()
     /// The unarchiver that finds classes and creates instances.
     weak var delegate: (any ArchiveReaderDelegate)?
 
@@ -46,7 +46,7 @@ final class ArchiveReader {
     }
 
     private func entry(forKey key: String) -> PropertyListValue? {
-        entries.first { $0.key == key }?.value
+        entries[key]
     }
 
     private func decodeObject(forKey key: String) throws -> Any? {
@@ -61,6 +61,7 @@ final class ArchiveReader {
         case .integer(let value): return Int(exactly: value) ?? value
         case .unsignedInteger(let value): return value
         case .real(let value): return value
+        case .float(let value): return Double(value)
         case .bool(let value): return value
         case .string(let value): return value
         case .data(let value): return value
@@ -109,14 +110,14 @@ final class ArchiveReader {
         case .integer(let value): return Int(exactly: value) ?? value
         case .unsignedInteger(let value): return value
         case .real(let value): return value
+        case .float(let value): return Double(value)
         case .bool(let value): return value
         case .data(let value): return value
         case .date(let value): return value
         case .uid, .array:
             throw ArchiveError(.corruptArchive, message: "$objects[\(uid)] is not an object")
         case .dictionary(let entries):
-            guard let classEntry = entries.first(where: { $0.key == "$class" }),
-                  case .uid(let classUID) = classEntry.value,
+            guard case .uid(let classUID)? = entries["$class"],
                   let classIndex = Int(exactly: classUID), classIndex > 0, classIndex < objects.count,
                   case .string(let className)? = objects[classIndex]["$classname"]
             else {
@@ -127,7 +128,7 @@ final class ArchiveReader {
     }
 
     private func decodeInstance(
-        className: String, entries: [(key: String, value: PropertyListValue)], uid: Int
+        className: String, entries: PropertyListDictionary, uid: Int
     ) throws -> Any? {
         if let delegate, let cls = delegate.codingClass(named: className) {
             return try delegate.instantiate(cls, from: entries)
@@ -137,10 +138,10 @@ final class ArchiveReader {
         defer { self.entries = saved }
         switch className {
         case "NSArray", "NSMutableArray", "NSOrderedSet", "NSMutableOrderedSet":
-            return try uidArray("NS.objects").map { try object(at: $0) ?? NSNull() }
+            return try numberedOrArrayUIDs(prefix: "NS.object.").map { try object(at: $0) ?? NSNull() }
         case "NSSet", "NSMutableSet", "NSCountedSet":
             var set = Set<AnyHashable>()
-            for element in try uidArray("NS.objects") {
+            for element in try numberedOrArrayUIDs(prefix: "NS.object") {
                 guard let value = try object(at: element) else { continue }
                 set.insert(try hashable(value, className))
             }
@@ -207,6 +208,25 @@ final class ArchiveReader {
         }
     }
 
+    /// The members of a collection: the `NS.objects` array, or (as Apple writes ordered and
+    /// counted sets) one UID per numbered key, `NS.object.0`, `NS.object.1`, … or `NS.object0`, ….
+    private func numberedOrArrayUIDs(prefix: String) throws -> [UInt64] {
+        if entry(forKey: "NS.objects") != nil { return try uidArray("NS.objects") }
+        var uids: [UInt64] = []
+        // Each member has its own key, so the body's size bounds the count.
+        for index in 0..<entries.count {
+            guard let value = entry(forKey: "\(prefix)\(index)") else { break }
+            guard case .uid(let uid) = value else {
+                throw ArchiveError(.corruptArchive, key: "\(prefix)\(index)", message: "a collection member is not a UID")
+            }
+            uids.append(uid)
+        }
+        guard !uids.isEmpty || entries.count <= 1 || entry(forKey: "NS.count") != nil else {
+            throw ArchiveError(.corruptArchive, key: "NS.objects", message: "NS.objects is missing or not an array")
+        }
+        return uids
+    }
+
     private func uidArray(_ key: String) throws -> [UInt64] {
         guard case .array(let elements)? = entry(forKey: key) else {
             throw ArchiveError(.corruptArchive, key: key, message: "\(key) is missing or not an array")
@@ -243,7 +263,14 @@ final class ArchiveReader {
             }
             return value
         }
-        guard case .data(let mantissa)? = entry(forKey: "NS.mantissa"), mantissa.count <= 16 else {
+        let mantissaEntry = entry(forKey: "NS.mantissa")
+        var mantissaData: Data?
+        switch mantissaEntry {
+        case .data(let data)?: mantissaData = data
+        case .uid(let uid)?: mantissaData = try object(at: uid) as? Data
+        default: break
+        }
+        guard let mantissa = mantissaData, mantissa.count <= 16 else {
             throw ArchiveError(.corruptArchive, className: "NSDecimalNumber", message: "NS.mantissa is missing or too long")
         }
         let exponent = try integer("NS.exponent")
@@ -287,10 +314,11 @@ final class ArchiveReader {
             let n = try numbers("NS.rectval", count: 4)
             return CGRect(x: n[0], y: n[1], width: n[2], height: n[3])
         case 4:
-            guard case .integer(let location)? = entry(forKey: "NS.rangeval.location"),
-                  case .integer(let length)? = entry(forKey: "NS.rangeval.length"),
-                  let location = Int(exactly: location), let length = Int(exactly: length), location >= 0, length >= 0
-            else {
+            // Inline integers (as this library and Foundation on Linux write them) or references
+            // to numbers (as Apple's Foundation writes them).
+            let location = try entry(forKey: "NS.rangeval.location").flatMap { try value(of: $0) } as? Int
+            let length = try entry(forKey: "NS.rangeval.length").flatMap { try value(of: $0) } as? Int
+            guard let location, let length, location >= 0, length >= 0 else {
                 throw ArchiveError(.corruptArchive, className: "NSValue", message: "invalid NS.rangeval")
             }
             return NSRange(location: location, length: length)
@@ -305,5 +333,5 @@ protocol ArchiveReaderDelegate: AnyObject {
     /// The class for a class name, or nil for Foundation's classes and unknown ones.
     func codingClass(named name: String) -> (any Coding.Type)?
     /// Creates an instance of a coding class from its archived body.
-    func instantiate(_ cls: any Coding.Type, from entries: [(key: String, value: PropertyListValue)]) throws -> Any
+    func instantiate(_ cls: any Coding.Type, from entries: PropertyListDictionary) throws -> Any
 }

@@ -58,7 +58,7 @@ final class ArchiveWriter {
         if let versionKey, let model = cls as? ModelObject.Type, model.version != 0 {
             entries.append((key: versionKey, value: .integer(Int64(model.version))))
         }
-        let uid = append(.dictionary(entries))
+        let uid = append(.dictionary(PropertyListDictionary(entries: entries)))
         classUIDs[ObjectIdentifier(cls)] = uid
         return uid
     }
@@ -170,6 +170,8 @@ final class ArchiveWriter {
                 (key: "NS.objects", value: .array(references)),
                 (key: "$class", value: .uid(foundationClassUID(name))),
             ]))
+        case let bool as Bool where type(of: value) == Bool.self:
+            return append(.bool(bool))
         default:
             if let number = KeyValueNumber(value) {
                 switch number {
@@ -219,7 +221,9 @@ final class ArchiveWriter {
             (key: "NS.negative", value: .bool(parts.isNegative)),
             (key: "NS.compact", value: .bool(true)),
             (key: "NS.mantissa.bo", value: .integer(1)),
-            (key: "NS.mantissa", value: .data(mantissa)),
+            (key: "NS.bo", value: .integer(1)),
+            // Foundation on Linux reads the mantissa as an object; Apple's reads either form.
+            (key: "NS.mantissa", value: .uid(append(.data(mantissa)))),
             (key: "$class", value: .uid(foundationClassUID("NSDecimalNumber", superclasses: ["NSNumber", "NSValue"]))),
         ])
     }

@@ -70,7 +70,7 @@ public final class KeyedArchiver: Coder {
             currentUID = uid
             object.encode(with: self)
             entries.append((key: "$class", value: .uid(writer.classUID(for: object, versionKey: "$classversion"))))
-            writer.setObject(.dictionary(entries), at: uid)
+            writer.setObject(.dictionary(PropertyListDictionary(entries: entries)), at: uid)
         }
         currentUID = nil
         patchConditionalReferences()
@@ -78,7 +78,7 @@ public final class KeyedArchiver: Coder {
         let archive = PropertyListValue.dictionary([
             (key: "$version", value: .integer(100_000)),
             (key: "$archiver", value: .string("NSKeyedArchiver")),
-            (key: "$top", value: .dictionary(topEntries)),
+            (key: "$top", value: .dictionary(PropertyListDictionary(entries: topEntries))),
             (key: "$objects", value: .array(writer.objects)),
         ])
         let data = try PropertyListEncoding.encode(archive, format: outputFormat)
@@ -131,7 +131,7 @@ public final class KeyedArchiver: Coder {
             entries.append((key: key, value: .uid(uid)))
         } else {
             let index = entries.count
-            conditionalReferences.append(ConditionalReference(holder: currentUID, index: index, object: identifier))
+            conditionalReferences.append(ConditionalReference(holder: currentUID, index: index, key: key, object: identifier))
             entries.append((key: key, value: .uid(0)))
         }
     }
@@ -168,7 +168,7 @@ public final class KeyedArchiver: Coder {
             guard let uid = writer.objectUIDs[reference.object] else { continue }
             if let holder = reference.holder {
                 guard case .dictionary(var holderEntries) = writer.objects[Int(holder)] else { continue }
-                holderEntries[reference.index].value = .uid(uid)
+                holderEntries.updateValue(.uid(uid), forKey: reference.key)
                 writer.setObject(.dictionary(holderEntries), at: holder)
             } else {
                 topEntries[reference.index].value = .uid(uid)
@@ -181,7 +181,8 @@ public final class KeyedArchiver: Coder {
 private struct ConditionalReference {
     /// The UID of the object whose entry holds the reference, nil for `$top`.
     let holder: UInt64?
-    /// The position of the entry.
+    /// The position of the entry (in `$top`) and its key (in an object).
     let index: Int
+    let key: String
     let object: ObjectIdentifier
 }

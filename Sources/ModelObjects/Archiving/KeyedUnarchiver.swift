@@ -32,7 +32,7 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
     }
 
     private let reader: ArchiveReader
-    private var frames: [[(key: String, value: PropertyListValue)]]
+    private var frames: [PropertyListDictionary]
     private var classes: [String: any Coding.Type] = [:]
     private var versions: [String: Int] = [:]
 
@@ -100,7 +100,7 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
         classes[name] = cls
     }
 
-    func instantiate(_ cls: any Coding.Type, from entries: [(key: String, value: PropertyListValue)]) throws -> Any {
+    func instantiate(_ cls: any Coding.Type, from entries: PropertyListDictionary) throws -> Any {
         frames.append(entries)
         defer { frames.removeLast() }
         return try cls.init(coder: self)
@@ -123,12 +123,8 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
 
     // MARK: Keyed decoding
 
-    private var currentFrame: [(key: String, value: PropertyListValue)] {
-        frames[frames.count - 1]
-    }
-
     private func entry(forKey key: String) -> PropertyListValue? {
-        currentFrame.first { $0.key == key }?.value
+        frames[frames.count - 1][key]
     }
 
     public override func containsValue(forKey key: String) -> Bool {

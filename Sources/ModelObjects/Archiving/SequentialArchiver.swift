@@ -99,7 +99,7 @@ public final class SequentialArchiver: Coder {
             let value = descriptor.value(in: object)
             block.append((key: descriptor.key, value: writer.inlineValue(value, key: descriptor.key)))
         }
-        values.append(.dictionary([(key: SequentialUnarchiver.defaultBlockKey, value: .dictionary(block))]))
+        values.append(.dictionary([(key: SequentialUnarchiver.defaultBlockKey, value: .dictionary(PropertyListDictionary(entries: block)))]))
     }
 }
 
@@ -209,7 +209,7 @@ public final class SequentialUnarchiver: Coder, ArchiveReaderDelegate {
         KeyedUnarchiver.defaultCodingClass(named: name)
     }
 
-    func instantiate(_ cls: any Coding.Type, from entries: [(key: String, value: PropertyListValue)]) throws -> Any {
+    func instantiate(_ cls: any Coding.Type, from entries: PropertyListDictionary) throws -> Any {
         guard case .array(let values)? = entries.first(where: { $0.key == "$values" })?.value else {
             throw ArchiveError(.corruptArchive, message: "an archived object has no $values array")
         }

@@ -1,13 +1,34 @@
 import Foundation
 
-/// Serializes property-list trees as binary (`bplist00`) or XML property lists, and reads
-/// either form back.
+/// The property-list entry points of the archivers: a tree to binary (`bplist00`) or XML bytes,
+/// and either form back, with reader failures reported as archive corruption.
 enum PropertyListEncoding {
     static func encode(_ value: PropertyListValue, format: PropertyListSerialization.PropertyListFormat) throws -> Data {
-        throw ArchiveError(.unsupportedOperation, message: "property-list writer not yet linked")
+        do {
+            return try value.encodedData(as: format == .xml ? .xml : .binary)
+        } catch let error as PropertyListError {
+            throw ArchiveError(.invalidValue, message: "the archive cannot be written as a property list: \(error)")
+        }
     }
 
     static func decode(_ data: Data) throws -> PropertyListValue {
-        throw ArchiveError(.unsupportedOperation, message: "property-list reader not yet linked")
+        do {
+            return try PropertyListValue.decode(data).value
+        } catch let error as PropertyListError {
+            throw ArchiveError(.corruptArchive, message: "not a readable property list: \(error)")
+        }
+    }
+}
+
+extension PropertyListDictionary: ExpressibleByArrayLiteral {
+    /// A dictionary from entries in order, as archives are written: `[(key: "$class", value: …)]`.
+    /// A repeated key keeps its first place and takes the later value.
+    package init(arrayLiteral entries: (key: String, value: PropertyListValue)...) {
+        self.init(entries.map { ($0.key, $0.value) })
+    }
+
+    /// A dictionary from entries in order.
+    init(entries: [(key: String, value: PropertyListValue)]) {
+        self.init(entries.map { ($0.key, $0.value) })
     }
 }
