@@ -6,15 +6,20 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "ModelObjects", targets: ["ModelObjects"]),
+        .library(name: "ManagedObjects", targets: ["ManagedObjects"]),
         .library(name: "SampleModels", targets: ["SampleModels"]),
     ],
     targets: [
         .target(name: "ModelObjects"),
+        .target(name: "ManagedObjects", dependencies: ["ModelObjects"]),
         .target(name: "SampleModels", dependencies: ["ModelObjects"]),
         .executableTarget(name: "employees", dependencies: ["ModelObjects", "SampleModels"]),
         .executableTarget(name: "ArchiveFuzzer", dependencies: ["ModelObjects", "SampleModels"]),
         .testTarget(
             name: "ModelObjectsTests", dependencies: ["ModelObjects", "SampleModels"],
+            resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "ManagedObjectsTests", dependencies: ["ManagedObjects", "ModelObjects"],
             resources: [.copy("Fixtures")]),
     ]
 )

@@ -1,0 +1,6 @@
+import Testing
+import ManagedObjects
+
+@Test func managedObjectsReexportsModelObjects() {
+    #expect(ModelObject().declaredKeys.isEmpty)
+}
