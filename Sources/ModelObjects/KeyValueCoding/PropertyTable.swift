@@ -136,18 +136,12 @@ package final class PropertyTable: Sendable {
     /// Every declared key, superclass keys first, each class's in declaration order.
     package let descriptors: [PropertyDescriptor]
     private let keyIndex: KeyIndex
-    private let descriptorsByOffset: [Int: PropertyDescriptor]
     /// Keys found for typed key paths, filled as they are asked for.
     private let keysByKeyPath = Mutex<[KeyPathBox: String]>([:])
 
     private init(descriptors: [PropertyDescriptor]) {
         self.descriptors = descriptors
-        var byOffset: [Int: PropertyDescriptor] = [:]
-        for descriptor in descriptors {
-            byOffset[descriptor.offset] = descriptor
-        }
         keyIndex = KeyIndex(keys: descriptors.map(\.key))
-        descriptorsByOffset = byOffset
     }
 
     /// The descriptor for a key, or nil when the class declares no such key.
@@ -164,9 +158,11 @@ package final class PropertyTable: Sendable {
         return descriptors[index]
     }
 
-    /// The descriptor whose wrapper lives at `offset`.
+    /// The descriptor whose wrapper lives at `offset`. A class has few properties, so a scan
+    /// beats hashing.
     package func descriptor(atOffset offset: Int) -> PropertyDescriptor? {
-        descriptorsByOffset[offset]
+        for descriptor in descriptors where descriptor.offset == offset { return descriptor }
+        return nil
     }
 
     /// The key previously found for a typed key path.

@@ -10,7 +10,11 @@ import Synchronization
 /// that decides which objects come next changes, the observation re-attaches itself, so an old
 /// department no longer reports once it is replaced.
 final class Observation {
-    private(set) weak var root: ModelObject?
+    /// The observed object. Not retained: the object invalidates its observations when it goes
+    /// away (``ModelObject``'s deinitializer), and nothing reads this after invalidation.
+    private unowned(unsafe) let observedObject: ModelObject
+    /// The observed object while the observation is in effect.
+    var root: ModelObject? { isActive ? observedObject : nil }
     let keyPath: String
     let options: KeyValueObservingOptions
     let context: UnsafeMutableRawPointer?
@@ -21,14 +25,17 @@ final class Observation {
     let sequenceNumber = Observation.nextSequenceNumber.wrappingAdd(1, ordering: .relaxed).oldValue
     private static let nextSequenceNumber = Atomic<UInt64>(0)
     /// The objects this observation has subscribed on.
-    private var subscribedObjects: [WeakModelObject] = []
+    /// Not retained, and not weak either: a weak reference would move every observed object's
+    /// reference counting to a slow side table. An object that goes away first tells its
+    /// observations to forget it (``forget(_:)``), so these never dangle.
+    private var subscribedObjects: [Unmanaged<ModelObject>] = []
 
     init(
         root: ModelObject, keyPath: String, options: KeyValueObservingOptions,
         context: UnsafeMutableRawPointer?, observer: (any KeyValueObserver)?,
         handler: ((ModelObject, KeyValueChange) -> Void)?
     ) {
-        self.root = root
+        self.observedObject = root
         self.keyPath = keyPath
         self.options = options
         self.context = context
@@ -52,10 +59,17 @@ final class Observation {
 
     /// Removes every subscription.
     func detach() {
-        for weakObject in subscribedObjects {
-            weakObject.object?.removeSubscriptions(of: self)
-        }
+        let objects = subscribedObjects
         subscribedObjects.removeAll()
+        for object in objects {
+            object.takeUnretainedValue().removeSubscriptions(of: self)
+        }
+    }
+
+    /// Forgets an object that is going away; its subscriptions go with it.
+    func forget(_ object: ModelObject) {
+        let address = Unmanaged.passUnretained(object).toOpaque()
+        subscribedObjects.removeAll { $0.toOpaque() == address }
     }
 
     /// Moves the subscriptions to the objects the key path leads to now.
@@ -67,9 +81,9 @@ final class Observation {
     /// Ends the observation for good.
     func invalidate() {
         guard isActive else { return }
-        isActive = false
         detach()
-        root?.removeRegistration(self)
+        observedObject.removeRegistration(self)
+        isActive = false
     }
 
     private struct Visit: Hashable {
@@ -115,8 +129,8 @@ final class Observation {
 
     private func subscribe(_ object: ModelObject, key: String, direct: Bool, structural: Bool) {
         object.addSubscription(Subscription(observation: self, isDirect: direct, isStructural: structural), forKey: key)
-        if !subscribedObjects.contains(where: { $0.object === object }) {
-            subscribedObjects.append(WeakModelObject(object: object))
+        if !subscribedObjects.contains(where: { $0.toOpaque() == Unmanaged.passUnretained(object).toOpaque() }) {
+            subscribedObjects.append(Unmanaged.passUnretained(object))
         }
     }
 
@@ -124,11 +138,11 @@ final class Observation {
 
     /// Sends `change` to the observer or handler; drops the observation if the observer is gone.
     func deliver(_ change: KeyValueChange) {
-        guard isActive, let root else { return }
+        guard isActive else { return }
         if let handler {
-            handler(root, change)
+            handler(observedObject, change)
         } else if let observer {
-            observer.observeValue(forKeyPath: keyPath, of: root, change: change, context: context)
+            observer.observeValue(forKeyPath: keyPath, of: observedObject, change: change, context: context)
         } else {
             invalidate()
         }
@@ -136,8 +150,8 @@ final class Observation {
 
     /// The current value at the whole key path, for old and new values of indirect changes.
     func currentValue() -> Any? {
-        guard let root else { return nil }
-        return (try? root.value(forKeyPath: keyPath)) ?? nil
+        guard isActive else { return nil }
+        return (try? observedObject.value(forKeyPath: keyPath)) ?? nil
     }
 }
 
@@ -151,6 +165,4 @@ struct Subscription {
     var isStructural: Bool
 }
 
-struct WeakModelObject {
-    weak var object: ModelObject?
-}
+

@@ -28,18 +28,24 @@ package final class ObservationState {
         let newValueAtWill: Any?
     }
 
-    /// The records of one `will`, waiting for the matching `did`.
-    private struct PendingChange {
+    /// A `will` waiting for its `did`: its records are `pendingRecords[start...]` up to the next
+    /// frame's start.
+    private struct PendingFrame {
         let key: String
         let change: PendingChangeKind
-        var records: [Record]
+        var start: Int
     }
 
     private let lock = NSLock()
-    private var subscriptions: [String: [Subscription]] = [:]
+    /// Each observed key with its subscriptions in registration order. Objects are observed on
+    /// few keys, so a linear search beats hashing the key.
+    private var subscriptionLists: [(key: String, subscriptions: [Subscription])] = []
     /// Observations registered on this object (whose root it is), in registration order.
     private var registrations: [Observation] = []
-    private var pending: [PendingChange] = []
+    /// Changes in flight, touched only by the thread making changes to the object (which owns
+    /// it): no lock, and storage reused from change to change.
+    @exclusivity(unchecked) private var pendingRecords: [Record] = []
+    @exclusivity(unchecked) private var pendingFrames: [PendingFrame] = []
 
     /// Set when this state is a probe that maps a typed key path to its key.
     private(set) var isProbe = false
@@ -63,9 +69,9 @@ package final class ObservationState {
         probedKeyPath = keyPath
     }
 
-    /// True when nothing observes the object and no change is in flight.
+    /// True when nothing observes the object.
     var isEmpty: Bool {
-        lock.withLock { subscriptions.isEmpty && registrations.isEmpty && pending.isEmpty }
+        lock.withLock { subscriptionLists.isEmpty && registrations.isEmpty }
     }
 
     // MARK: Registry
@@ -74,20 +80,24 @@ package final class ObservationState {
     /// observation that re-attaches after an intermediate object changed keeps its place).
     func add(_ subscription: Subscription, forKey key: String) {
         lock.withLock {
-            var list = subscriptions[key] ?? []
             let sequence = subscription.observation.sequenceNumber
-            var index = list.endIndex
-            while index > list.startIndex, list[index - 1].observation.sequenceNumber > sequence { index -= 1 }
-            list.insert(subscription, at: index)
-            subscriptions[key] = list
+            guard let position = subscriptionLists.firstIndex(where: { $0.key == key }) else {
+                subscriptionLists.append((key: key, subscriptions: [subscription]))
+                return
+            }
+            var index = subscriptionLists[position].subscriptions.endIndex
+            while index > 0, subscriptionLists[position].subscriptions[index - 1].observation.sequenceNumber > sequence {
+                index -= 1
+            }
+            subscriptionLists[position].subscriptions.insert(subscription, at: index)
         }
     }
 
     func removeSubscriptions(of observation: Observation) {
         lock.withLock {
-            for key in Array(subscriptions.keys) {
-                subscriptions[key]?.removeAll { $0.observation === observation }
-                if subscriptions[key]?.isEmpty == true { subscriptions[key] = nil }
+            for position in subscriptionLists.indices.reversed() {
+                subscriptionLists[position].subscriptions.removeAll { $0.observation === observation }
+                if subscriptionLists[position].subscriptions.isEmpty { subscriptionLists.remove(at: position) }
             }
         }
     }
@@ -117,49 +127,126 @@ package final class ObservationState {
         lock.withLock { registrations }
     }
 
-    func objectWillDeinitialize() {
+    /// Ends the observations rooted at the object and tells every observation subscribed on it
+    /// to forget it.
+    func objectWillDeinitialize(_ object: ModelObject) {
         for observation in allRegistrations { observation.invalidate() }
+        let subscribers = lock.withLock { subscriptionLists.flatMap { $0.subscriptions.map(\.observation) } }
+        for observation in subscribers { observation.forget(object) }
     }
 
     // MARK: Will and did
 
+    /// Makes a change of `key` when no observer of the key needs the general will/did path
+    /// (none asked for prior notifications, and none follows the key to further objects): takes
+    /// the old values, runs `body`, and notifies in reverse registration order with the new
+    /// values read for each observer — what the general path does for such observers, without
+    /// keeping records. Returns false, running nothing, when the key needs the general path.
+    func changeNotifyingDirectly(_ object: ModelObject, key: String, _ body: () throws -> Void) rethrows -> Bool {
+        lock.lock()
+        var interested: [Subscription] = []
+        for entry in subscriptionLists where entry.key == key {
+            interested = entry.subscriptions
+            break
+        }
+        lock.unlock()
+        var wantsOld = false
+        var hasIndirect = false
+        for subscription in interested {
+            guard !subscription.isStructural, !subscription.observation.options.contains(.prior) else { return false }
+            wantsOld = wantsOld || subscription.observation.options.contains(.old)
+            hasIndirect = hasIndirect || !subscription.isDirect
+        }
+        let descriptor = object.propertyTable.descriptor(forKey: key)
+        func currentValue() -> Any? {
+            if let descriptor { return descriptor.value(in: object) }
+            return (try? object.value(forKey: key)) ?? nil
+        }
+        let oldValue = wantsOld ? currentValue() : nil
+        // Observers of dependent keys see the old value of their own key path, taken now; an
+        // observation subscribed twice to the key (through two dependencies) is notified once.
+        var indirectOldValues: [Any?] = []
+        var notified: [ObjectIdentifier] = []
+        if hasIndirect {
+            indirectOldValues.reserveCapacity(interested.count)
+            for subscription in interested {
+                let observation = subscription.observation
+                let wants = !subscription.isDirect && observation.options.contains(.old)
+                indirectOldValues.append(wants ? observation.currentValue() : nil)
+            }
+        }
+        try body()
+        for index in interested.indices.reversed() {
+            let subscription = interested[index]
+            let observation = subscription.observation
+            guard observation.isActive else { continue }
+            if hasIndirect {
+                let identifier = ObjectIdentifier(observation)
+                if notified.contains(identifier) { continue }
+                notified.append(identifier)
+            }
+            var change = KeyValueChange(kind: .setting)
+            if observation.options.contains(.old) {
+                change.oldValue = subscription.isDirect ? oldValue : indirectOldValues[index]
+                change.includesOldValue = true
+            }
+            if observation.options.contains(.new) {
+                change.newValue = subscription.isDirect ? currentValue() : observation.currentValue()
+                change.includesNewValue = true
+            }
+            observation.deliver(change)
+        }
+        return true
+    }
+
+    /// The subscriptions for `key`, in registration order.
+    private func subscriptions(forKey key: String) -> [Subscription] {
+        lock.lock()
+        defer { lock.unlock() }
+        for entry in subscriptionLists where entry.key == key { return entry.subscriptions }
+        return []
+    }
+
     /// Announces a change of `key`: takes the old values, sends prior notifications in
     /// registration order, and keeps the records for the matching ``didChange(_:key:)``.
     func willChange(_ object: ModelObject, key: String, change: PendingChangeKind) {
-        let interested = lock.withLock { subscriptions[key] ?? [] }
-        var records: [Record] = []
-        records.reserveCapacity(interested.count)
-        // Read for each observer: an observer's prior notification may change the value.
-        func currentValue() -> Any? {
-            (try? object.value(forKey: key)) ?? nil
+        let interested = subscriptions(forKey: key)
+        let start = pendingRecords.count
+        if !interested.isEmpty {
+            let descriptor = object.propertyTable.descriptor(forKey: key)
+            // Read for each observer: an observer's prior notification may change the value.
+            func currentValue() -> Any? {
+                if let descriptor { return descriptor.value(in: object) }
+                return (try? object.value(forKey: key)) ?? nil
+            }
+            for subscription in interested {
+                let observation = subscription.observation
+                guard observation.isActive else { continue }
+                if let index = pendingRecords[start...].firstIndex(where: { $0.observation === observation }) {
+                    pendingRecords[index].isStructural = pendingRecords[index].isStructural || subscription.isStructural
+                    continue
+                }
+                let wantsOld = observation.options.contains(.old)
+                let record: Record
+                if subscription.isDirect {
+                    record = Self.directRecord(
+                        observation, subscription, change: change, wantsOld: wantsOld, current: currentValue)
+                } else {
+                    record = Record(
+                        observation: observation, isDirect: false, isStructural: subscription.isStructural,
+                        kind: .setting, indexes: nil, oldValue: wantsOld ? observation.currentValue() : nil,
+                        newValueAtWill: nil)
+                }
+                pendingRecords.append(record)
+                if observation.options.contains(.prior) {
+                    var prior = KeyValueChange(
+                        kind: record.kind, oldValue: record.oldValue, indexes: record.indexes, isPrior: true)
+                    prior.includesOldValue = wantsOld && record.kind != .insertion
+                    observation.deliver(prior)
+                }
+            }
         }
-        for subscription in interested {
-            let observation = subscription.observation
-            guard observation.isActive else { continue }
-            if let index = records.firstIndex(where: { $0.observation === observation }) {
-                records[index].isStructural = records[index].isStructural || subscription.isStructural
-                continue
-            }
-            let wantsOld = observation.options.contains(.old)
-            let record: Record
-            if subscription.isDirect {
-                record = Self.directRecord(
-                    observation, subscription, change: change, wantsOld: wantsOld, current: currentValue)
-            } else {
-                record = Record(
-                    observation: observation, isDirect: false, isStructural: subscription.isStructural,
-                    kind: .setting, indexes: nil, oldValue: wantsOld ? observation.currentValue() : nil,
-                    newValueAtWill: nil)
-            }
-            records.append(record)
-            if observation.options.contains(.prior) {
-                var prior = KeyValueChange(
-                    kind: record.kind, oldValue: record.oldValue, indexes: record.indexes, isPrior: true)
-                prior.includesOldValue = wantsOld && record.kind != .insertion
-                observation.deliver(prior)
-            }
-        }
-        lock.withLock { pending.append(PendingChange(key: key, change: change, records: records)) }
+        pendingFrames.append(PendingFrame(key: key, change: change, start: start))
     }
 
     private static func directRecord(
@@ -205,19 +292,24 @@ package final class ObservationState {
     /// Delivers the notifications of the most recent unmatched `will` for `key`, in reverse
     /// registration order, with the new values read now.
     func didChange(_ object: ModelObject, key: String) {
-        let popped: PendingChange? = lock.withLock {
-            guard let index = pending.lastIndex(where: { $0.key == key }) else { return nil }
-            return pending.remove(at: index)
+        guard let frameIndex = pendingFrames.lastIndex(where: { $0.key == key }) else { return }
+        let frame = pendingFrames.remove(at: frameIndex)
+        let end = frameIndex < pendingFrames.count ? pendingFrames[frameIndex].start : pendingRecords.count
+        guard frame.start < end else { return }
+        for index in frame.start..<end where pendingRecords[index].isStructural {
+            let observation = pendingRecords[index].observation
+            if observation.isActive { observation.reattach() }
         }
-        guard let popped else { return }
-        for record in popped.records where record.isStructural && record.observation.isActive {
-            record.observation.reattach()
-        }
+        let descriptor = object.propertyTable.descriptor(forKey: key)
         // Read for each observer, as Cocoa does: an earlier observer may change the value again.
         func currentValue() -> Any? {
-            (try? object.value(forKey: key)) ?? nil
+            if let descriptor { return descriptor.value(in: object) }
+            return (try? object.value(forKey: key)) ?? nil
         }
-        for record in popped.records.reversed() {
+        // Nested changes made by observers push and pop their own frames after `end`, so the
+        // indexes of this frame's records stay put during delivery.
+        for index in (frame.start..<end).reversed() {
+            let record = pendingRecords[index]
             let observation = record.observation
             guard observation.isActive else { continue }
             let wantsNew = observation.options.contains(.new)
@@ -228,7 +320,7 @@ package final class ObservationState {
                 if !record.isDirect {
                     change.newValue = observation.currentValue()
                 } else {
-                    switch popped.change {
+                    switch frame.change {
                     case .setting: change.newValue = currentValue()
                     case .ordered(_, let indexes): change.newValue = Self.elements(of: currentValue(), at: indexes)
                     case .setMutation: change.newValue = record.newValueAtWill
@@ -237,6 +329,9 @@ package final class ObservationState {
             }
             observation.deliver(change)
         }
+        pendingRecords.removeSubrange(frame.start..<end)
+        let removed = end - frame.start
+        for later in frameIndex..<pendingFrames.count { pendingFrames[later].start -= removed }
     }
 
     /// The elements of an ordered collection at `indexes`, as an array.

@@ -128,10 +128,11 @@ extension ModelObject {
     /// has observers and the class notifies automatically for the key.
     @inline(__always)
     func changeValue(forKey key: String, _ body: () throws -> Void) rethrows {
-        guard observationState != nil, type(of: self).automaticallyNotifiesObservers(forKey: key) else {
+        guard let state = observationState, type(of: self).automaticallyNotifiesObservers(forKey: key) else {
             try body()
             return
         }
+        if try state.changeNotifyingDirectly(self, key: key, body) { return }
         willChangeValue(forKey: key)
         defer { didChangeValue(forKey: key) }
         try body()

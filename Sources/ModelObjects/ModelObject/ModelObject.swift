@@ -45,7 +45,7 @@ open class ModelObject: Hashable, CustomStringConvertible {
     }
 
     deinit {
-        observationState?.objectWillDeinitialize()
+        observationState?.objectWillDeinitialize(self)
     }
 
     // MARK: - Identity
@@ -320,16 +320,17 @@ open class ModelObject: Hashable, CustomStringConvertible {
     /// Tells observers of `key` that its value is about to change; pair it with
     /// ``didChangeValue(forKey:)``. Calls may nest.
     ///
-    /// Corresponds to `-[NSObject willChangeValueForKey:]`.
-    open func willChangeValue(forKey key: String) {
+    /// Corresponds to `-[NSObject willChangeValueForKey:]`; differences: it cannot be
+    /// overridden, so that automatic notifications may take a shorter path that is equivalent.
+    public final func willChangeValue(forKey key: String) {
         observationState?.willChange(self, key: key, change: PendingChangeKind.setting)
     }
 
     /// Tells observers of `key` that its value changed, with the old value taken at the matching
     /// ``willChangeValue(forKey:)``.
     ///
-    /// Corresponds to `-[NSObject didChangeValueForKey:]`.
-    open func didChangeValue(forKey key: String) {
+    /// Corresponds to `-[NSObject didChangeValueForKey:]`; differences: it cannot be overridden.
+    public final func didChangeValue(forKey key: String) {
         observationState?.didChange(self, key: key)
     }
 }
