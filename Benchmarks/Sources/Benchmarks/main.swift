@@ -65,4 +65,7 @@ for group in groups {
     let results = benchmarks.map { run($0, configuration: configuration) }
     printTable(title: group.title, results: results)
 }
+if !profiling && (filters.isEmpty || filters.contains { "archiving".localizedCaseInsensitiveContains($0) }) {
+    ArchivingBenchmarks.report()
+}
 print(String(format: "Total time: %.1f s", Double(now() - started) / 1e9))

@@ -195,7 +195,7 @@ extension BinaryPropertyListWriter {
         /// Encodes the numbered objects, the offset table and the trailer.
         func encode() -> [UInt8] {
             let objectCount = objects.count
-            let referenceSize = Self.byteCount(UInt64(objectCount))
+            let referenceSize = Self.tableByteCount(UInt64(objectCount))
             var buffer = ByteBuffer()
             buffer.bytes.reserveCapacity(
                 8 + scalarBytes + objects.count * 10 + references.count * referenceSize + 32)
@@ -222,7 +222,7 @@ extension BinaryPropertyListWriter {
                 }
             }
             let offsetTableOffset = buffer.count
-            let offsetSize = Self.byteCount(UInt64(offsetTableOffset))
+            let offsetSize = Self.tableByteCount(UInt64(offsetTableOffset))
             for offset in offsets {
                 buffer.appendBigEndian(UInt64(offset), size: offsetSize)
             }
@@ -238,6 +238,17 @@ extension BinaryPropertyListWriter {
 
         /// The number of bytes (1, 2, 4 or 8) Core Foundation uses to store values up to
         /// `count` (it sizes object references by the object count, not the largest number).
+        /// The bytes needed for object references and offsets: any width from 1 to 8 bytes is
+        /// valid there (Core Foundation's reader takes each), and three bytes instead of four
+        /// save a byte per reference in archives of 65,536 to 16 million objects.
+        static func tableByteCount(_ count: UInt64) -> Int {
+            if count <= 0xFF { return 1 }
+            if count <= 0xFFFF { return 2 }
+            if count <= 0xFF_FFFF { return 3 }
+            if count <= 0xFFFF_FFFF { return 4 }
+            return 8
+        }
+
         static func byteCount(_ count: UInt64) -> Int {
             if count <= 0xFF { return 1 }
             if count <= 0xFFFF { return 2 }
