@@ -1,0 +1,277 @@
+import Foundation
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Reads the `contents` XML file of an Xcode model (`.xcdatamodel`) into ``Entity`` values.
+///
+/// The XML is what Xcode 4 and later write: a `<model>` root holding `<entity>` elements (with
+/// `<attribute>`, `<relationship>` and `<userInfo>` children), `<fetchRequest>` templates and
+/// `<configuration>`s. Elements that do not affect the model (`<elements>` layout, fetched
+/// properties, indexes, uniqueness constraints) are skipped. Anything else wrong ends the parse
+/// with a ``ModelError`` carrying the file and line.
+final class ModelFileParser: NSObject, XMLParserDelegate {
+    private let url: URL
+    private(set) var entities: [Entity] = []
+    private(set) var fetchRequestTemplates: [String: (entityName: String, predicateFormat: String?)] = [:]
+    private(set) var configurations: [String: [String]] = [:]
+    private(set) var error: ModelError?
+
+    /// The names of the open elements, outermost first.
+    private var path: [String] = []
+    /// How many open elements are being skipped (the subtree of an element that is ignored).
+    private var skippedDepth = 0
+    private var entity: Entity?
+    private var property: Property?
+    private var configuration: String?
+    private var sawModel = false
+
+    private init(url: URL) {
+        self.url = url
+    }
+
+    /// Parses model XML read from `url`.
+    static func parse(_ data: Data, from url: URL) throws -> ModelFileParser {
+        let delegate = ModelFileParser(url: url)
+        let parser = XMLParser(data: data)
+        parser.shouldProcessNamespaces = false
+        parser.shouldResolveExternalEntities = false
+        parser.delegate = delegate
+        let succeeded = parser.parse()
+        if let error = delegate.error { throw error }
+        // swift-corelibs-foundation's parser recovers from some errors and then reports success;
+        // any error it recorded counts.
+        if !succeeded || parser.parserError != nil {
+            throw delegate.malformed(parser, parser.parserError)
+        }
+        if !delegate.sawModel {
+            throw ModelError(
+                .malformedModelFile, file: url, message: "expected a <model> element, found an empty document")
+        }
+        return delegate
+    }
+
+    // MARK: - XMLParserDelegate
+
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName qName: String?, attributes: [String: String] = [:]
+    ) {
+        defer { path.append(elementName) }
+        if error != nil { return }
+        if skippedDepth > 0 {
+            skippedDepth += 1
+            return
+        }
+        let parent = path.last
+        do {
+            switch (parent, elementName) {
+            case (nil, "model"):
+                sawModel = true
+            case (nil, _):
+                throw failure(
+                    parser, "expected a <model> root element, found <\(elementName)>; is this an Xcode model file?")
+            case ("model", "entity"):
+                entity = try makeEntity(attributes, parser)
+            case ("entity", "attribute"):
+                property = try makeAttribute(attributes, parser)
+            case ("entity", "relationship"):
+                property = try makeRelationship(attributes, parser)
+            case ("entity", "userInfo"), ("attribute", "userInfo"), ("relationship", "userInfo"):
+                break
+            case ("userInfo", "entry"):
+                try addUserInfoEntry(attributes, parser)
+            case ("model", "fetchRequest"):
+                let name = try required("name", of: elementName, in: attributes, parser)
+                let entityName = try required("entity", of: elementName, in: attributes, parser)
+                fetchRequestTemplates[name] = (entityName: entityName, predicateFormat: attributes["predicateString"])
+            case ("model", "configuration"):
+                let name = try required("name", of: elementName, in: attributes, parser)
+                configuration = name
+                if configurations[name] == nil { configurations[name] = [] }
+            case ("configuration", "memberEntity"):
+                let name = try required("name", of: elementName, in: attributes, parser)
+                if let configuration { configurations[configuration, default: []].append(name) }
+            default:
+                // Layout (`elements`), fetched properties, indexes, uniqueness constraints and
+                // anything newer: not part of what this library models.
+                skippedDepth = 1
+            }
+        } catch let error as ModelError {
+            self.error = error
+            parser.abortParsing()
+        } catch {
+            self.error = ModelError(.malformedModelFile, file: url, line: parser.lineNumber, message: "\(error)")
+            parser.abortParsing()
+        }
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        if error == nil {
+            error = malformed(parser, parseError)
+            parser.abortParsing()
+        }
+    }
+
+    func parser(
+        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?
+    ) {
+        _ = path.popLast()
+        guard error == nil else { return }
+        if skippedDepth > 0 {
+            skippedDepth -= 1
+            return
+        }
+        switch (path.last, elementName) {
+        case ("model", "entity"):
+            if let entity { entities.append(entity) }
+            entity = nil
+        case ("entity", "attribute"), ("entity", "relationship"):
+            if let property { entity?.properties.append(property) }
+            property = nil
+        case ("model", "configuration"):
+            configuration = nil
+        default:
+            break
+        }
+    }
+
+    // MARK: - Elements
+
+    private func makeEntity(_ attributes: [String: String], _ parser: XMLParser) throws -> Entity {
+        let name = try required("name", of: "entity", in: attributes, parser)
+        return Entity(
+            name, className: attributes["representedClassName"], parent: attributes["parentEntity"],
+            abstract: try flag("isAbstract", in: attributes, parser),
+            renamingIdentifier: attributes["elementID"] ?? attributes["renamingIdentifier"],
+            versionHashModifier: attributes["versionHashModifier"], properties: [])
+    }
+
+    private func makeAttribute(_ attributes: [String: String], _ parser: XMLParser) throws -> Property {
+        let name = try required("name", of: "attribute", in: attributes, parser)
+        let typeName = try required("attributeType", of: "attribute", in: attributes, parser)
+        guard let type = AttributeType(xcodeName: typeName) else {
+            let known = AttributeType.allKnown.compactMap(\.xcodeName).map { "\"\($0)\"" }.joined(separator: ", ")
+            throw ModelError(
+                .unsupportedAttributeType, entity: entity?.name, property: name, file: url, line: parser.lineNumber,
+                message: "attribute type \"\(typeName)\" is not one of \(known)")
+        }
+        func value(_ key: String) throws -> (any Sendable)? {
+            guard let text = attributes[key] else { return nil }
+            guard let value = type.parse(text) else {
+                throw failure(parser, "\(key) \"\(text)\" of attribute '\(name)' is not a value of type \(typeName)")
+            }
+            return value
+        }
+        func length(_ key: String) throws -> Int? {
+            guard let text = attributes[key] else { return nil }
+            guard let length = Int(text) else {
+                throw failure(parser, "\(key) \"\(text)\" of attribute '\(name)' is not a length")
+            }
+            return length
+        }
+        var defaultValue: (any Sendable)?
+        var minimum: (any Sendable)?
+        var maximum: (any Sendable)?
+        var minimumLength: Int?
+        var maximumLength: Int?
+        switch type {
+        case .string, .binaryData:
+            // Xcode writes a string's length bounds as min/maxValueString.
+            minimumLength = try length("minValueString")
+            maximumLength = try length("maxValueString")
+            if type == .string { defaultValue = attributes["defaultValueString"] }
+        case .date:
+            defaultValue = try value("defaultDateTimeInterval")
+            minimum = try value("minDateTimeInterval")
+            maximum = try value("maxDateTimeInterval")
+        case .transformable, .undefined, .objectID:
+            break
+        default:
+            defaultValue = try value("defaultValueString")
+            minimum = try value("minValueString")
+            maximum = try value("maxValueString")
+        }
+        return Property(
+            name, type, optional: try flag("optional", in: attributes, parser),
+            transient: try flag("transient", in: attributes, parser), defaultValue: defaultValue,
+            minimum: minimum, maximum: maximum, minimumLength: minimumLength, maximumLength: maximumLength,
+            pattern: attributes["regularExpressionString"], transformer: attributes["valueTransformerName"],
+            renamingIdentifier: attributes["elementID"] ?? attributes["renamingIdentifier"],
+            versionHashModifier: attributes["versionHashModifier"])
+    }
+
+    private func makeRelationship(_ attributes: [String: String], _ parser: XMLParser) throws -> Property {
+        let name = try required("name", of: "relationship", in: attributes, parser)
+        let destination = try required("destinationEntity", of: "relationship", in: attributes, parser)
+        var deleteRule = DeleteRule.nullify
+        if let ruleName = attributes["deletionRule"] {
+            guard let rule = DeleteRule(xcodeName: ruleName) else {
+                throw failure(
+                    parser, "deletionRule \"\(ruleName)\" of relationship '\(name)' is not one of "
+                        + "\"Nullify\", \"Cascade\", \"Deny\", \"No Action\"")
+            }
+            deleteRule = rule
+        }
+        func count(_ key: String) throws -> Int? {
+            guard let text = attributes[key] else { return nil }
+            guard let count = Int(text) else {
+                throw failure(parser, "\(key) \"\(text)\" of relationship '\(name)' is not a count")
+            }
+            return count
+        }
+        let toMany = try flag("toMany", in: attributes, parser)
+        return Property(
+            name, to: destination, inverse: attributes["inverseName"], toMany: toMany,
+            ordered: try flag("ordered", in: attributes, parser), deleteRule: deleteRule,
+            minCount: try count("minCount") ?? 0, maxCount: try count("maxCount"),
+            optional: try flag("optional", in: attributes, parser),
+            transient: try flag("transient", in: attributes, parser),
+            renamingIdentifier: attributes["elementID"] ?? attributes["renamingIdentifier"],
+            versionHashModifier: attributes["versionHashModifier"])
+    }
+
+    private func addUserInfoEntry(_ attributes: [String: String], _ parser: XMLParser) throws {
+        let key = try required("key", of: "entry", in: attributes, parser)
+        let value = attributes["value"] ?? ""
+        switch path.dropLast().last {
+        case "attribute", "relationship": property?.common.userInfo[key] = value
+        case "entity": entity?.userInfo[key] = value
+        default: break
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func required(
+        _ key: String, of element: String, in attributes: [String: String], _ parser: XMLParser
+    ) throws -> String {
+        guard let value = attributes[key], !value.isEmpty else {
+            throw failure(parser, "<\(element)> has no \(key)=\"…\"")
+        }
+        return value
+    }
+
+    private func flag(_ key: String, in attributes: [String: String], _ parser: XMLParser) throws -> Bool {
+        switch attributes[key] {
+        case nil, "NO": return false
+        case "YES": return true
+        case let other?: throw failure(parser, "\(key)=\"\(other)\" is neither YES nor NO")
+        }
+    }
+
+    /// The error for XML that is not well-formed, with the parser's error code (libxml2's).
+    private func malformed(_ parser: XMLParser, _ parseError: (any Error)?) -> ModelError {
+        let detail = parseError.map { " (XML parser error \(($0 as NSError).code))" } ?? ""
+        return ModelError(
+            .malformedModelFile, file: url, line: parser.lineNumber,
+            message: "the file is not well-formed XML\(detail)", underlyingError: parseError)
+    }
+
+    private func failure(_ parser: XMLParser, _ message: String) -> ModelError {
+        ModelError(
+            .malformedModelFile, entity: entity?.name, property: property?.name, file: url, line: parser.lineNumber,
+            message: message)
+    }
+}
