@@ -74,10 +74,28 @@ final class ArchiveWriter {
         return uid
     }
 
+    /// A declared property's value for an object's body, read straight from storage for the
+    /// common stored types.
+    func encodedValue(of descriptor: PropertyDescriptor, in object: ModelObject) -> PropertyListValue {
+        if let double = descriptor.doubleValue(in: object) { return .real(double) }
+        return inlineValue(descriptor.value(in: object), key: descriptor.key)
+    }
+
     /// Scalars go inline in an object's body, as `encodeInteger:forKey:` and its relatives
     /// write them; everything else is a reference into `$objects`.
     func inlineValue(_ value: Any?, key: String?) -> PropertyListValue {
-        switch value {
+        // Exact-type checks first: failed `as?` casts to number types are slow (each tries
+        // Foundation bridging), and most values are one of these.
+        if let value {
+            let valueType = type(of: value)
+            if valueType == Int.self, let int = unboxTrivial(value, as: Int.self) { return .integer(Int64(int)) }
+            if valueType == Double.self, let double = unboxTrivial(value, as: Double.self) { return .real(double) }
+            if valueType == Bool.self, let bool = unboxTrivial(value, as: Bool.self) { return .bool(bool) }
+            if valueType == String.self || valueType is AnyObject.Type {
+                return .uid(reference(to: value, key: key))
+            }
+        }
+        return switch value {
         case let value as Int: .integer(Int64(value))
         case let value as Double: .real(value)
         case let value as Bool: .bool(value)
@@ -101,6 +119,12 @@ final class ArchiveWriter {
     /// The UID of `value` in `$objects`, encoding it (or queueing it, for objects) if new.
     func reference(to value: Any?, key: String?) -> UInt64 {
         guard let value = value.flatMap(flattenOptional) else { return 0 }
+        if type(of: value) == String.self, let string = value as? String {
+            if let uid = stringUIDs[string] { return uid }
+            let uid = append(.string(string))
+            stringUIDs[string] = uid
+            return uid
+        }
         if let coding = asCodingObject(value) {
             let identifier = ObjectIdentifier(coding)
             if let uid = objectUIDs[identifier] { return uid }

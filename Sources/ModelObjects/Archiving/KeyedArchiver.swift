@@ -158,8 +158,7 @@ public final class KeyedArchiver: Coder {
 
     override func encodeDeclaredProperties(of object: ModelObject) {
         for descriptor in object.propertyTable.descriptors where !descriptor.isReadOnly {
-            let value = descriptor.value(in: object)
-            entries.append((key: descriptor.key, value: writer.inlineValue(value, key: descriptor.key)))
+            entries.append((key: descriptor.key, value: writer.encodedValue(of: descriptor, in: object)))
         }
     }
 

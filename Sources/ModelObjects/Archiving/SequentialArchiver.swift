@@ -96,8 +96,7 @@ public final class SequentialArchiver: Coder {
     override func encodeDeclaredProperties(of object: ModelObject) {
         var block: [(key: String, value: PropertyListValue)] = []
         for descriptor in object.propertyTable.descriptors where !descriptor.isReadOnly {
-            let value = descriptor.value(in: object)
-            block.append((key: descriptor.key, value: writer.inlineValue(value, key: descriptor.key)))
+            block.append((key: descriptor.key, value: writer.encodedValue(of: descriptor, in: object)))
         }
         values.append(.dictionary([(key: SequentialUnarchiver.defaultBlockKey, value: .dictionary(PropertyListDictionary(entries: block)))]))
     }
