@@ -3,8 +3,11 @@
 // built normally, it replays the files given on the command line, or writes seed archives.
 
 import Foundation
+#if !FUZZING
+// Under libFuzzer `.ci/fuzz` compiles the library's sources and this file as one module.
 import ModelObjects
 import SampleModels
+#endif
 
 /// Decodes one input with every reader; errors are expected, crashes are bugs.
 func decodeEverything(_ data: Data) {
@@ -19,6 +22,7 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     return 0
 }
 
+#if !FUZZING
 /// Archives of the sample models, to seed the fuzzer's corpus.
 func seedArchives() throws -> [String: Data] {
     let department = Department(name: "Engineering", budget: Decimal(string: "1234.5") ?? 0)
@@ -41,7 +45,6 @@ func seedArchives() throws -> [String: Data] {
     ]
 }
 
-#if !FUZZING
 @main
 struct ArchiveFuzzer {
     static func main() throws {

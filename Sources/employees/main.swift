@@ -63,6 +63,8 @@ do {
     ada.salary = 130_000
     ada.lastName = "King"
     engineering.name = "Research"
+    grace.department = engineering                          // plain model objects keep no inverses
+    alan.department = engineering
     let staff = try engineering.mutableArrayValue(forKey: "employees")
     try staff.append(contentsOf: [ada, grace])
     try staff.insert(alan, at: 1)

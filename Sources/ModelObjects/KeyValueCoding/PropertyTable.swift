@@ -82,6 +82,14 @@ package final class PropertyDescriptor: Sendable {
         }
     }
 
+    /// The related object of a to-one relationship, read without boxing; `.none` when the
+    /// property is not a to-one relationship stored as a plain reference.
+    @inline(__always)
+    func relatedObject(in object: ModelObject) -> ModelObject?? {
+        guard layout == .object else { return .none }
+        return .some((UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset).load(as: ModelObject?.self))
+    }
+
     /// The property's value in `object` as a `Double`, when it is stored as one.
     @inline(__always)
     func doubleValue(in object: ModelObject) -> Double? {

@@ -40,6 +40,16 @@ extension ModelObject {
             guard !segment.isEmpty, segment[0] != at, isLast || end + 1 < bytes.count else { break }
             let value: Any?
             if let descriptor = target.propertyTable.descriptor(forUTF8Key: segment) {
+                if !isLast, case .some(let related) = descriptor.relatedObject(in: target) {
+                    // A to-one relationship in the middle of the path: no boxing, no cast.
+                    start = end + 1
+                    guard let related else {
+                        // Still reports a malformed rest of the path, as the general evaluator does.
+                        return try KeyValuePath.value(of: nil, forKeyPath: Self.suffix(of: keyPath, fromUTF8Offset: start), fullPath: keyPath)
+                    }
+                    target = related
+                    continue
+                }
                 value = descriptor.value(in: target)
             } else {
                 value = try target.value(forUndefinedKey: String(decoding: segment, as: UTF8.self))
