@@ -144,12 +144,15 @@ package final class PropertyTable: Sendable {
     /// Every declared key, superclass keys first, each class's in declaration order.
     package let descriptors: [PropertyDescriptor]
     private let keyIndex: KeyIndex
+    /// The descriptors again, for lookups that borrow them instead of retaining them.
+    private let unmanagedDescriptors: [Unmanaged<PropertyDescriptor>]
     /// Keys found for typed key paths, filled as they are asked for.
     private let keysByKeyPath = Mutex<[KeyPathBox: String]>([:])
 
     private init(descriptors: [PropertyDescriptor]) {
         self.descriptors = descriptors
         keyIndex = KeyIndex(keys: descriptors.map(\.key))
+        unmanagedDescriptors = descriptors.map { Unmanaged.passUnretained($0) }
     }
 
     /// The descriptor for a key, or nil when the class declares no such key.
@@ -157,6 +160,14 @@ package final class PropertyTable: Sendable {
     package func descriptor(forKey key: String) -> PropertyDescriptor? {
         guard let index = keyIndex.index(of: key) else { return nil }
         return descriptors[index]
+    }
+
+    /// Calls `body` with the descriptor for `key` without retaining it (the table keeps its
+    /// descriptors alive); nil when the class declares no such key.
+    @inline(__always)
+    func withDescriptor<Result>(forKey key: String, _ body: (PropertyDescriptor) throws -> Result) rethrows -> Result? {
+        guard let index = keyIndex.index(of: key) else { return nil }
+        return try unmanagedDescriptors[index]._withUnsafeGuaranteedRef(body)
     }
 
     /// The descriptor for a key given as UTF-8 bytes (a segment of a key path).

@@ -79,9 +79,7 @@ open class ModelObject: Hashable, CustomStringConvertible {
     /// (override ``value(forUndefinedKey:)`` to answer extra keys), so key paths, collection
     /// operators and archiving, which read declared properties directly, always agree with it.
     public final func value(forKey key: String) throws -> Any? {
-        if let descriptor = propertyTable.descriptor(forKey: key) {
-            return descriptor.value(in: self)
-        }
+        if let value = propertyTable.withDescriptor(forKey: key, { $0.value(in: self) }) { return value }
         return try value(forUndefinedKey: key)
     }
 
@@ -100,10 +98,7 @@ open class ModelObject: Hashable, CustomStringConvertible {
     /// (a `String` never becomes a number, 2.5 never becomes an `Int`); it cannot be overridden
     /// (override ``setValue(_:forUndefinedKey:)`` to accept extra keys).
     public final func setValue(_ value: Any?, forKey key: String) throws {
-        if let descriptor = propertyTable.descriptor(forKey: key) {
-            try descriptor.setValue(value, in: self)
-            return
-        }
+        if try propertyTable.withDescriptor(forKey: key, { try $0.setValue(value, in: self) }) != nil { return }
         try setValue(value, forUndefinedKey: key)
     }
 
