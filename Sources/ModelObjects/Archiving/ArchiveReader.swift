@@ -39,6 +39,21 @@ final class ArchiveReader {
         return versions
     }
 
+    /// Decodes `entry` and sets it as the value of a declared property (the default
+    /// `init(coder:)`), reporting a value that does not fit as a type mismatch.
+    func decodeProperty(_ descriptor: PropertyDescriptor, of object: ModelObject, from entry: PropertyListValue) throws {
+        let value = try value(of: entry)
+        do {
+            try descriptor.setValue(value, in: object)
+        } catch let error as ArchiveError {
+            throw error
+        } catch {
+            throw ArchiveError(
+                .typeMismatch, key: descriptor.key, className: String(reflecting: type(of: object)),
+                message: "the archived value does not fit the property: \(error)")
+        }
+    }
+
     /// Registers an object whose initializer is running, so that references back to it resolve.
     func objectDidBeginDecoding(_ object: AnyObject) {
         guard let uid = uidStack.last, decodedFlags[uid] == .inProgress, decoded[uid] == nil else { return }

@@ -144,16 +144,7 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
     override func decodeDeclaredProperties(of object: ModelObject) throws {
         for descriptor in object.propertyTable.descriptors where !descriptor.isReadOnly {
             guard let entry = entry(forKey: descriptor.key) else { continue }
-            let value = try reader.value(of: entry)
-            do {
-                try descriptor.setValue(value, in: object)
-            } catch let error as ArchiveError {
-                throw error
-            } catch {
-                throw ArchiveError(
-                    .typeMismatch, key: descriptor.key, className: String(reflecting: type(of: object)),
-                    message: "the archived value does not fit the property: \(error)")
-            }
+            try reader.decodeProperty(descriptor, of: object, from: entry)
         }
     }
 

@@ -187,16 +187,7 @@ public final class SequentialUnarchiver: Coder, ArchiveReaderDelegate {
         frames[index].position += 1
         for descriptor in object.propertyTable.descriptors where !descriptor.isReadOnly {
             guard let entry = block.first(where: { $0.key == descriptor.key })?.value else { continue }
-            let value = try reader.value(of: entry)
-            do {
-                try descriptor.setValue(value, in: object)
-            } catch let error as ArchiveError {
-                throw error
-            } catch {
-                throw ArchiveError(
-                    .typeMismatch, key: descriptor.key, className: String(reflecting: type(of: object)),
-                    message: "the archived value does not fit the property: \(error)")
-            }
+            try reader.decodeProperty(descriptor, of: object, from: entry)
         }
     }
 
