@@ -87,7 +87,7 @@ extension StoredPropertyStorage {
             try object.setNilValueForKey(descriptor.key)
             return
         }
-        object.changeValue(forKey: descriptor.key) {
+        object.changeValue(forKey: descriptor.key, descriptor: descriptor) {
             pointer(in: object, at: descriptor.offset).pointee.storedValue = converted
         }
     }
@@ -104,7 +104,7 @@ extension StoredPropertyStorage {
             state.recordProbe(descriptor.key, keyPath: wrappedKeyPath())
             return
         }
-        object.changeValue(forKey: descriptor.key) {
+        object.changeValue(forKey: descriptor.key, descriptor: descriptor) {
             pointer(in: object, at: offset).pointee.storedValue = value
         }
     }

@@ -103,22 +103,22 @@ package final class PropertyDescriptor: Sendable {
         switch layout {
         case .double:
             if let value, let double = unboxTrivial(value, as: Double.self) ?? value as? Double {
-                object.changeValue(forKey: key) { address.assumingMemoryBound(to: Double.self).pointee = double }
+                object.changeValue(forKey: key, descriptor: self) { address.assumingMemoryBound(to: Double.self).pointee = double }
                 return
             }
         case .int:
             if let value, let int = unboxTrivial(value, as: Int.self) ?? value as? Int {
-                object.changeValue(forKey: key) { address.assumingMemoryBound(to: Int.self).pointee = int }
+                object.changeValue(forKey: key, descriptor: self) { address.assumingMemoryBound(to: Int.self).pointee = int }
                 return
             }
         case .bool:
             if let value, let bool = unboxTrivial(value, as: Bool.self) ?? value as? Bool {
-                object.changeValue(forKey: key) { address.assumingMemoryBound(to: Bool.self).pointee = bool }
+                object.changeValue(forKey: key, descriptor: self) { address.assumingMemoryBound(to: Bool.self).pointee = bool }
                 return
             }
         case .string:
             if let string = value as? String {
-                object.changeValue(forKey: key) { address.assumingMemoryBound(to: String.self).pointee = string }
+                object.changeValue(forKey: key, descriptor: self) { address.assumingMemoryBound(to: String.self).pointee = string }
                 return
             }
         case .object, .generic:

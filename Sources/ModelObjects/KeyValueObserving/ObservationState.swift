@@ -142,7 +142,9 @@ package final class ObservationState {
     /// the old values, runs `body`, and notifies in reverse registration order with the new
     /// values read for each observer — what the general path does for such observers, without
     /// keeping records. Returns false, running nothing, when the key needs the general path.
-    func changeNotifyingDirectly(_ object: ModelObject, key: String, _ body: () throws -> Void) rethrows -> Bool {
+    func changeNotifyingDirectly(
+        _ object: ModelObject, key: String, descriptor knownDescriptor: PropertyDescriptor?, _ body: () throws -> Void
+    ) rethrows -> Bool {
         lock.lock()
         var interested: [Subscription] = []
         for entry in subscriptionLists where entry.key == key {
@@ -157,7 +159,7 @@ package final class ObservationState {
             wantsOld = wantsOld || subscription.observation.options.contains(.old)
             hasIndirect = hasIndirect || !subscription.isDirect
         }
-        let descriptor = object.propertyTable.descriptor(forKey: key)
+        let descriptor = knownDescriptor ?? object.propertyTable.descriptor(forKey: key)
         func currentValue() -> Any? {
             if let descriptor { return descriptor.value(in: object) }
             return (try? object.value(forKey: key)) ?? nil

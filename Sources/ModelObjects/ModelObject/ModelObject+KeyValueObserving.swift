@@ -127,12 +127,14 @@ extension ModelObject {
     /// Runs `body`, which changes `key`, between automatic will/did notifications when the object
     /// has observers and the class notifies automatically for the key.
     @inline(__always)
-    func changeValue(forKey key: String, _ body: () throws -> Void) rethrows {
+    func changeValue(
+        forKey key: String, descriptor: PropertyDescriptor? = nil, _ body: () throws -> Void
+    ) rethrows {
         guard let state = observationState, type(of: self).automaticallyNotifiesObservers(forKey: key) else {
             try body()
             return
         }
-        if try state.changeNotifyingDirectly(self, key: key, body) { return }
+        if try state.changeNotifyingDirectly(self, key: key, descriptor: descriptor, body) { return }
         willChangeValue(forKey: key)
         defer { didChangeValue(forKey: key) }
         try body()
