@@ -77,8 +77,33 @@ final class ArchiveWriter {
     /// A declared property's value for an object's body, read straight from storage for the
     /// common stored types.
     func encodedValue(of descriptor: PropertyDescriptor, in object: ModelObject) -> PropertyListValue {
-        if let double = descriptor.doubleValue(in: object) { return .real(double) }
-        return inlineValue(descriptor.value(in: object), key: descriptor.key)
+        switch descriptor.layout {
+        case .double: .real(descriptor.load(Double.self, in: object))
+        case .int: .integer(Int64(descriptor.load(Int.self, in: object)))
+        case .bool: .bool(descriptor.load(Bool.self, in: object))
+        case .string: .uid(uid(forString: descriptor.load(String.self, in: object)))
+        case .object: .uid(descriptor.load(ModelObject?.self, in: object).map { uid(forObject: $0) } ?? 0)
+        case .generic: inlineValue(descriptor.value(in: object), key: descriptor.key)
+        }
+    }
+
+    /// The UID of a string, uniqued.
+    func uid(forString string: String) -> UInt64 {
+        if let uid = stringUIDs[string] { return uid }
+        let uid = append(.string(string))
+        stringUIDs[string] = uid
+        return uid
+    }
+
+    /// The UID of an object, reserved and queued for encoding the first time.
+    func uid(forObject object: any Coding) -> UInt64 {
+        let identifier = ObjectIdentifier(object)
+        if let uid = objectUIDs[identifier] { return uid }
+        let uid = append(.string("$null"))
+        objectUIDs[identifier] = uid
+        retainedObjects.append(object)
+        queue.append((uid: uid, object: object))
+        return uid
     }
 
     /// Scalars go inline in an object's body, as `encodeInteger:forKey:` and its relatives
@@ -119,27 +144,11 @@ final class ArchiveWriter {
     /// The UID of `value` in `$objects`, encoding it (or queueing it, for objects) if new.
     func reference(to value: Any?, key: String?) -> UInt64 {
         guard let value = value.flatMap(flattenOptional) else { return 0 }
-        if type(of: value) == String.self, let string = value as? String {
-            if let uid = stringUIDs[string] { return uid }
-            let uid = append(.string(string))
-            stringUIDs[string] = uid
-            return uid
-        }
-        if let coding = asCodingObject(value) {
-            let identifier = ObjectIdentifier(coding)
-            if let uid = objectUIDs[identifier] { return uid }
-            let uid = append(.string("$null"))
-            objectUIDs[identifier] = uid
-            retainedObjects.append(coding)
-            queue.append((uid: uid, object: coding))
-            return uid
-        }
+        if type(of: value) == String.self, let string = value as? String { return uid(forString: string) }
+        if let coding = asCodingObject(value) { return uid(forObject: coding) }
         switch value {
         case let string as String:
-            if let uid = stringUIDs[string] { return uid }
-            let uid = append(.string(string))
-            stringUIDs[string] = uid
-            return uid
+            return uid(forString: string)
         case let data as Data:
             return append(.data(data))
         case let date as Date:

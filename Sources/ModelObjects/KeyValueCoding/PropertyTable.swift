@@ -90,6 +90,12 @@ package final class PropertyDescriptor: Sendable {
         return .some((UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset).load(as: ModelObject?.self))
     }
 
+    /// The raw stored value of a property whose layout is `layout`, as `T`.
+    @inline(__always)
+    func load<T>(_ type: T.Type, in object: ModelObject) -> T {
+        (UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset).load(as: T.self)
+    }
+
     /// The property's value in `object` as a `Double`, when it is stored as one.
     @inline(__always)
     func doubleValue(in object: ModelObject) -> Double? {
