@@ -178,7 +178,9 @@ package final class ObservationState {
             }
         }
         try body()
-        for index in interested.indices.reversed() {
+        var index = interested.count
+        while index > 0 {
+            index -= 1
             let subscription = interested[index]
             let observation = subscription.observation
             guard observation.isActive else { continue }
