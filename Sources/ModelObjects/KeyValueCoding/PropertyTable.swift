@@ -108,17 +108,17 @@ package final class PropertyDescriptor: Sendable {
         let address = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset
         switch layout {
         case .double:
-            if let value, let double = unboxTrivial(value, as: Double.self) ?? value as? Double {
+            if let double = unboxTrivial(optional: value, as: Double.self) ?? value as? Double {
                 object.changeValue(forKey: key, descriptor: self) { address.assumingMemoryBound(to: Double.self).pointee = double }
                 return
             }
         case .int:
-            if let value, let int = unboxTrivial(value, as: Int.self) ?? value as? Int {
+            if let int = unboxTrivial(optional: value, as: Int.self) ?? value as? Int {
                 object.changeValue(forKey: key, descriptor: self) { address.assumingMemoryBound(to: Int.self).pointee = int }
                 return
             }
         case .bool:
-            if let value, let bool = unboxTrivial(value, as: Bool.self) ?? value as? Bool {
+            if let bool = unboxTrivial(optional: value, as: Bool.self) ?? value as? Bool {
                 object.changeValue(forKey: key, descriptor: self) { address.assumingMemoryBound(to: Bool.self).pointee = bool }
                 return
             }
@@ -356,4 +356,21 @@ private struct KeyIndex: Sendable {
 func unboxTrivial<T>(_ value: Any, as type: T.Type) -> T? {
     guard Swift.type(of: value) == T.self else { return nil }
     return withUnsafeBytes(of: value) { $0.load(as: T.self) }
+}
+
+/// The value inside an optional `Any` when its dynamic type is exactly `T`, read in place without
+/// copying the existential: an `Any` is three words of inline buffer followed by the type's
+/// metadata pointer (Swift's stable existential layout), and `T` (`Double`, `Int`, `Bool`) is
+/// always stored inline. A nil optional has a null metadata pointer.
+@inline(__always)
+func unboxTrivial<T>(optional value: borrowing Any?, as type: T.Type) -> T? {
+    guard MemoryLayout<Any?>.size == 4 * MemoryLayout<UnsafeRawPointer>.size,
+          MemoryLayout<T>.size <= 3 * MemoryLayout<UnsafeRawPointer>.size
+    else { return nil }
+    let metadata = unsafeBitCast(T.self as Any.Type, to: UnsafeRawPointer.self)
+    return withUnsafeBytes(of: value) { bytes in
+        guard bytes.load(fromByteOffset: 3 * MemoryLayout<UnsafeRawPointer>.size, as: UnsafeRawPointer?.self) == metadata
+        else { return nil }
+        return bytes.load(as: T.self)
+    }
 }
