@@ -87,7 +87,7 @@ package final class PropertyDescriptor: Sendable {
     @inline(__always)
     func relatedObject(in object: ModelObject) -> ModelObject?? {
         guard layout == .object else { return .none }
-        return .some((UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset).load(as: ModelObject?.self))
+        return .some(load(ModelObject?.self, in: object))
     }
 
     /// The raw stored value of a property whose layout is `layout`, as `T`.
@@ -99,8 +99,7 @@ package final class PropertyDescriptor: Sendable {
     /// The property's value in `object` as a `Double`, when it is stored as one.
     @inline(__always)
     func doubleValue(in object: ModelObject) -> Double? {
-        guard layout == .double else { return nil }
-        return (UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset).load(as: Double.self)
+        layout == .double ? load(Double.self, in: object) : nil
     }
 
     /// Sets the property from a key-value-coding value, converting it and notifying observers.

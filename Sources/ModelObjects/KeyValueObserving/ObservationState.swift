@@ -160,10 +160,7 @@ package final class ObservationState {
             hasIndirect = hasIndirect || !subscription.isDirect
         }
         let descriptor = knownDescriptor ?? object.propertyTable.descriptor(forKey: key)
-        func currentValue() -> Any? {
-            if let descriptor { return descriptor.value(in: object) }
-            return (try? object.value(forKey: key)) ?? nil
-        }
+        func currentValue() -> Any? { Self.value(of: object, key: key, descriptor: descriptor) }
         let oldValue = wantsOld ? currentValue() : nil
         // Observers of dependent keys see the old value of their own key path, taken now; an
         // observation subscribed twice to the key (through two dependencies) is notified once.
@@ -219,10 +216,7 @@ package final class ObservationState {
         if !interested.isEmpty {
             let descriptor = object.propertyTable.descriptor(forKey: key)
             // Read for each observer: an observer's prior notification may change the value.
-            func currentValue() -> Any? {
-                if let descriptor { return descriptor.value(in: object) }
-                return (try? object.value(forKey: key)) ?? nil
-            }
+            func currentValue() -> Any? { Self.value(of: object, key: key, descriptor: descriptor) }
             for subscription in interested {
                 let observation = subscription.observation
                 guard observation.isActive else { continue }
@@ -306,10 +300,7 @@ package final class ObservationState {
         }
         let descriptor = object.propertyTable.descriptor(forKey: key)
         // Read for each observer, as Cocoa does: an earlier observer may change the value again.
-        func currentValue() -> Any? {
-            if let descriptor { return descriptor.value(in: object) }
-            return (try? object.value(forKey: key)) ?? nil
-        }
+        func currentValue() -> Any? { Self.value(of: object, key: key, descriptor: descriptor) }
         // Nested changes made by observers push and pop their own frames after `end`, so the
         // indexes of this frame's records stay put during delivery.
         for index in (frame.start..<end).reversed() {
@@ -336,6 +327,13 @@ package final class ObservationState {
         pendingRecords.removeSubrange(frame.start..<end)
         let removed = end - frame.start
         for later in frameIndex..<pendingFrames.count { pendingFrames[later].start -= removed }
+    }
+
+    /// The current value of `key`: read through its descriptor when the key is declared, through
+    /// key-value coding (the undefined-key hook) otherwise; nil when that throws.
+    private static func value(of object: ModelObject, key: String, descriptor: PropertyDescriptor?) -> Any? {
+        if let descriptor { return descriptor.value(in: object) }
+        return (try? object.value(forKey: key)) ?? nil
     }
 
     /// The elements of an ordered collection at `indexes`, as an array.

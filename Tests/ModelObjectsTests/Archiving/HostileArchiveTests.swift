@@ -111,6 +111,47 @@ func expectArchiveError(_ code: ArchiveError.Code, _ data: Data, sourceLocation:
         expectArchiveError(.corruptArchive, data)
     }
 
+    /// One object of a Foundation value class whose body lacks or garbles what that class needs.
+    @Test(arguments: [
+        ("NSDate", [(key: "NS.time", value: PropertyListValue.string("soon"))]),
+        ("NSData", []),
+        ("NSString", [(key: "NS.string", value: PropertyListValue.integer(3))]),
+        ("NSURL", [(key: "NS.relative", value: PropertyListValue.integer(3))]),
+        ("NSDecimalNumber", [(key: "NS.mantissa", value: PropertyListValue.data(Data(count: 17)))]),
+        ("NSDecimalNumber", [
+            (key: "NS.mantissa", value: PropertyListValue.data(Data(count: 16))),
+            (key: "NS.exponent", value: .integer(1_000)), (key: "NS.length", value: .integer(1)),
+        ]),
+        ("NSValue", [(key: "NS.special", value: PropertyListValue.integer(1)), (key: "NS.pointval", value: .string("{1, x}"))]),
+        ("NSValue", [(key: "NS.special", value: PropertyListValue.integer(4)), (key: "NS.rangeval.location", value: .integer(-1)),
+                     (key: "NS.rangeval.length", value: .integer(1))]),
+        ("NSDictionary", [(key: "NS.keys", value: PropertyListValue.integer(1)), (key: "NS.objects", value: .array([]))]),
+    ] as [(String, [(key: String, value: PropertyListValue)])])
+    func malformedFoundationValueIsCorrupt(className: String, body: [(key: String, value: PropertyListValue)]) throws {
+        let data = try keyedArchive(objects: [
+            .string("$null"), .dictionary(PropertyListDictionary(entries: body + [(key: "$class", value: .uid(2))])),
+            classDictionary(className),
+        ])
+        expectArchiveError(.corruptArchive, data)
+    }
+
+    @Test(arguments: [
+        [(key: "NS.special", value: PropertyListValue.integer(12))],
+        [(key: "NS.objcType", value: PropertyListValue.string("{?=dddd}"))],
+    ] as [[(key: String, value: PropertyListValue)]])
+    func valueOfAnUnsupportedKindNamesNSValue(body: [(key: String, value: PropertyListValue)]) throws {
+        let data = try keyedArchive(objects: [
+            .string("$null"), .dictionary(PropertyListDictionary(entries: body + [(key: "$class", value: .uid(2))])),
+            classDictionary("NSValue"),
+        ])
+        #expect {
+            try KeyedUnarchiver.unarchivedObject(from: data)
+        } throws: { error in
+            guard let error = error as? ArchiveError else { return false }
+            return error.code == .unknownClass && error.className == "NSValue"
+        }
+    }
+
     @Test func everyTruncationThrowsOrDecodes() throws {
         let data = try KeyedArchiver.archivedData(withRootObject: makeDepartment())
         for length in 0..<data.count {
