@@ -124,6 +124,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         isAbstract = spec.isAbstract
         self.superentity = superentity
         self.subentityNames = subentityNames
+        let inheritedCount = superentity?.properties.count ?? 0
+        for (offset, property) in ownProperties.enumerated() { property.index = inheritedCount + offset }
         let properties = (superentity?.properties ?? []) + ownProperties
         self.properties = properties
         propertiesByName = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })

@@ -135,6 +135,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         self.configurations = configurations.keys.sorted()
         configurationMembers = configurations
         for entity in entities { entity.managedObjectModel = self }
+        ManagedObjectClassRegistry.register(self)
     }
 
     /// The entity named `name`, or nil.

@@ -61,6 +61,11 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     /// Corresponds to Core Data's `NSPropertyDescription.entity`; differences: weak rather than unretained.
     public internal(set) weak var entity: EntityDescription?
 
+    /// The property's position in its entity's ``EntityDescription/properties``, the same in
+    /// every subentity (inherited properties come first); where managed objects keep its value.
+    /// Written once by the declaring entity, under the same rule as ``entity``.
+    package internal(set) var index = -1
+
     init(common: Property.Common, versionHash: Data) {
         name = common.name
         isOptional = common.isOptional

@@ -4,16 +4,325 @@ import ModelObjects
 /// An object whose properties are described by an entity of a managed object model and whose
 /// life is managed by a context: Core Data's `NSManagedObject`.
 ///
-/// Subclass it for entities with custom behaviour, or use it directly: an entity with no custom
-/// class is fully usable by key.
-open class ManagedObject: ModelObject {
-    /// Creates an object with no entity; used by key-value coding and archiving machinery.
+/// Subclass it for entities with custom behaviour and declare the modeled properties with
+/// ``Managed``, the Swift form of `@dynamic`:
+/// ```swift
+/// final class Employee: ManagedObject {
+///     @Managed var firstName: String?
+///     @Managed var salary: Double
+///     @Managed var department: Department?
+/// }
+/// let employee = Employee(context: context)        // the entity the model gives Employee
+/// employee.salary = 52_000                          // notifies, tracks, registers undo
+/// try employee.value(forKey: "firstName")           // the same storage, by key
+/// ```
+/// Or use it directly: an entity with no custom class is fully usable by key
+/// (``ModelObject/value(forKey:)``, ``ModelObject/setValue(_:forKey:)``, `mutableSetValue`).
+///
+/// Modeled values live in the object's internal storage; key-value coding reads and writes it
+/// for every modeled key the class does not declare itself. Changes made through the managed
+/// accessors, key-value coding or the manual `willChangeValue`/`didChangeValue` pattern of the
+/// Core Data guide are all tracked the same way: the context records them, inverse
+/// relationships follow at once (with notifications on both sides), and the context's undo
+/// manager can reverse them.
+///
+/// An object and its context belong to one isolation domain; pass ``objectID`` across.
+///
+/// Corresponds to Core Data's `NSManagedObject`; differences: errors are thrown, not raised;
+/// a fault whose record is gone throws from the throwing accessors (Core Data crashes).
+open class ManagedObject: ModelObject, ChangeTrackingObject {
+    /// The entity that describes the object.
+    ///
+    /// Corresponds to `NSManagedObject.entity`.
+    public final let entity: EntityDescription
+    /// The object's ID: temporary from insertion until the first save, then permanent.
+    /// Reading it never fires a fault.
+    ///
+    /// Corresponds to `NSManagedObject.objectID`.
+    public internal(set) final var objectID: ManagedObjectID
+    /// The context the object is registered with; nil before insertion, after its deletion is
+    /// saved, or once the context is gone.
+    ///
+    /// Corresponds to `NSManagedObject.managedObjectContext`.
+    public internal(set) final weak var managedObjectContext: ManagedObjectContext?
+
+    /// The values of the entity's properties, by property index; empty while a fault.
+    package final var values: ContiguousArray<Any?>
+    /// The persistent values last read from or saved to the store, by property index; nil for
+    /// an object never saved. Relationship entries hold objects (to-one) or object collections.
+    package final var snapshot: ContiguousArray<Any?>?
+    /// The record version `snapshot` came from; 0 for an object never saved.
+    package final var snapshotVersion: Int64 = 0
+    /// Life-cycle state.
+    package final var flags: ManagedObjectFlags = []
+    /// Changes announced with `willChange…` and not yet completed, innermost last.
+    package final var pendingChanges: [PendingManagedChange] = []
+    /// Nonzero while the object's relationships are being edited to keep another object's
+    /// inverse, or restored by undo: its own inverses are then not maintained again.
+    package final var inverseMaintenanceDepth = 0
+    /// Nonzero while changes must not be recorded (inside `awakeFromFetch`).
+    package final var changeRecordingDepth = 0
+    /// The cached indexes of ``Managed`` properties, by field offset.
+    package final var managedPropertyIndexes: [Int: Int] = [:]
+
+    /// Creates an object of `entity` and inserts it into `context`, if one is given.
+    ///
+    /// Every attribute starts at its default value, every to-many relationship empty. With a
+    /// context, the object gets a temporary ID, ``awakeFromInsert()`` runs, and it joins
+    /// ``ManagedObjectContext/insertedObjects``.
+    ///
+    /// Corresponds to `-[NSManagedObject initWithEntity:insertIntoManagedObjectContext:]`.
+    public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+        self.entity = entity
+        objectID = .temporary(for: entity)
+        values = Self.initialValues(of: entity)
+        super.init()
+        if let context { context.insert(self) }
+    }
+
+    /// Creates an object of the entity the context's model gives this class and inserts it into
+    /// `context`. When that model gives the class to several entities, or to none, the entity
+    /// is ``entity()``'s.
+    ///
+    /// Corresponds to `-[NSManagedObject initWithContext:]`.
+    public convenience init(context: ManagedObjectContext) {
+        let candidates = context.persistentStoreCoordinator.managedObjectModel.entities.filter {
+            $0.managedObjectClass == Self.self
+        }
+        self.init(entity: candidates.count == 1 ? candidates[0] : Self.entity(), insertInto: context)
+    }
+
+    /// Creates an object of the entity the model gives this class, in no context; used by the
+    /// key-value coding machinery (``ModelObject/copy()``).
     public required init() {
+        entity = Self.entity()
+        objectID = .temporary(for: entity)
+        values = Self.initialValues(of: entity)
         super.init()
     }
 
-    /// Creates an object from an archive.
+    /// Creates an object of the entity the model gives this class from an archive, in no
+    /// context; the class's own declared properties are decoded, modeled values start at their
+    /// defaults.
     public required init(coder: Coder) throws {
+        entity = Self.entity()
+        objectID = .temporary(for: entity)
+        values = Self.initialValues(of: entity)
         try super.init(coder: coder)
     }
+
+    /// The entity of this class in the most recently made model that names it; a placeholder
+    /// entity named after the class, with no properties, when no model does.
+    ///
+    /// Corresponds to `+[NSManagedObject entity]`.
+    open class func entity() -> EntityDescription {
+        ManagedObjectClassRegistry.entity(for: self)
+    }
+
+    // MARK: - Life-cycle hooks
+
+    /// Called once in the object's life, when it is first inserted into a context (not when an
+    /// insert is undone and redone). Set initial values here; values set with
+    /// ``setPrimitiveValue(_:forKey:)`` are baseline values, not undoable changes.
+    ///
+    /// Corresponds to `-[NSManagedObject awakeFromInsert]`.
+    open func awakeFromInsert() {}
+
+    /// Called after the object's values are loaded from the store (a fault fired). Change
+    /// recording is off inside it: values set here do not make the object updated or enter undo.
+    ///
+    /// Corresponds to `-[NSManagedObject awakeFromFetch]`.
+    open func awakeFromFetch() {}
+
+    /// Called at the start of a save for every inserted, updated and deleted object. Changes
+    /// made here are saved too; avoid changing a value back and forth, which loops.
+    ///
+    /// Corresponds to `-[NSManagedObject willSave]`.
+    open func willSave() {}
+
+    /// Called after a save succeeded, for every object it saved.
+    ///
+    /// Corresponds to `-[NSManagedObject didSave]`.
+    open func didSave() {}
+
+    /// Called before the object becomes a fault (a refresh without merge, a reset, its
+    /// deletion saved).
+    ///
+    /// Corresponds to `-[NSManagedObject willTurnIntoFault]`.
+    open func willTurnIntoFault() {}
+
+    /// Called after the object became a fault and released its values.
+    ///
+    /// Corresponds to `-[NSManagedObject didTurnIntoFault]`.
+    open func didTurnIntoFault() {}
+
+    /// Called when the object is about to be deleted, before delete rules apply, while its
+    /// relationships still hold.
+    ///
+    /// Corresponds to `-[NSManagedObject prepareForDeletion]`.
+    open func prepareForDeletion() {}
+
+    // MARK: - Primitive accessor hooks
+
+    /// The value of a modeled property without access or change notifications; fires the
+    /// object's fault if needed. Override it, with ``setPrimitiveValue(_:forKey:)``, to keep a
+    /// property in your own stored property (the guide's custom primitive accessors).
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/undefinedKey`` for a key the entity does not model;
+    ///   ``PersistenceError/Code/objectNotFound`` when the fault's record is gone.
+    ///
+    /// Corresponds to `-[NSManagedObject primitiveValueForKey:]`.
+    open func primitiveValue(forKey key: String) throws -> Any? {
+        let property = try modeledProperty(forKey: key)
+        try fireFaultIfNeeded()
+        return values[property.index]
+    }
+
+    /// Sets the value of a modeled property without notifications, change recording or inverse
+    /// maintenance, converting it to the attribute's type without loss.
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/undefinedKey`` for a key the entity does not model,
+    ///   ``KeyValueCodingError/Code/typeMismatch`` for a value of the wrong type (nothing
+    ///   changes).
+    ///
+    /// Corresponds to `-[NSManagedObject setPrimitiveValue:forKey:]`.
+    open func setPrimitiveValue(_ value: Any?, forKey key: String) throws {
+        let property = try modeledProperty(forKey: key)
+        let stored = try storedValue(value, for: property)
+        try fireFaultIfNeeded()
+        values[property.index] = stored
+    }
+
+    // MARK: - Key-value coding hooks
+
+    /// Reads a modeled property the class does not declare itself, with access notifications
+    /// (firing the fault); other keys throw.
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/undefinedKey``, or
+    ///   ``PersistenceError/Code/objectNotFound`` for a fault whose record is gone.
+    open override func value(forUndefinedKey key: String) throws -> Any? {
+        guard entity.propertiesByName[key] != nil else { return try super.value(forUndefinedKey: key) }
+        try fireFaultIfNeeded()
+        willAccessValue(forKey: key)
+        defer { didAccessValue(forKey: key) }
+        return try primitiveValue(forKey: key)
+    }
+
+    /// Sets a modeled property the class does not declare itself, notifying observers, keeping
+    /// inverse relationships and recording the change; other keys throw.
+    ///
+    /// Setting a to-one relates the new object and unrelates the previous one; setting a to-many
+    /// with a collection relates those objects and unrelates the rest. Nil is accepted for every
+    /// property; a mandatory one fails validation when saved.
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/typeMismatch`` (nothing changes),
+    ///   ``KeyValueCodingError/Code/undefinedKey``.
+    open override func setValue(_ value: Any?, forUndefinedKey key: String) throws {
+        guard let property = entity.propertiesByName[key] else {
+            return try super.setValue(value, forUndefinedKey: key)
+        }
+        let stored = try storedValue(value, for: property)
+        try fireFaultIfNeeded()
+        willChangeValue(forKey: key)
+        values[property.index] = stored
+        didChangeValue(forKey: key)
+    }
+
+    /// Modeled properties take nil (validation reports a missing mandatory value at save);
+    /// other keys go to `super`.
+    open override func setNilValueForKey(_ key: String) throws {
+        guard entity.propertiesByName[key] != nil else { return try super.setNilValueForKey(key) }
+        try setValue(nil, forUndefinedKey: key)
+    }
+
+    /// False for keys any entity of this class models: the managed accessors notify themselves.
+    ///
+    /// Corresponds to `+[NSManagedObject automaticallyNotifiesObserversForKey:]`.
+    open override class func automaticallyNotifiesObservers(forKey key: String) -> Bool {
+        if ManagedObjectClassRegistry.models(key, in: self) { return false }
+        return super.automaticallyNotifiesObservers(forKey: key)
+    }
+
+    /// The accessors mutable collection proxies use for modeled to-many relationships: they
+    /// post the set mutation or the indexed change and keep inverses. Override it to give your
+    /// own (the guide's `add<Key>Object:`/`remove<Key>Object:` pairs); the context then calls
+    /// yours when it edits the relationship, inverse maintenance included.
+    open override class func collectionAccessors(forKey key: String) -> CollectionAccessors? {
+        if let accessors = super.collectionAccessors(forKey: key) { return accessors }
+        return managedCollectionAccessors(forKey: key)
+    }
+
+    // MARK: - Validation hooks
+
+    /// Checks a proposed value against the model's constraints for `key` (a missing mandatory
+    /// value, bounds, lengths, the regular expression, relationship counts), then runs the
+    /// class's own validator.
+    ///
+    /// - Throws: ``ValidationError`` with Core Data's code for the constraint.
+    ///
+    /// Corresponds to `-[NSManagedObject validateValue:forKey:error:]`.
+    open override func validateValue(_ value: inout Any?, forKey key: String) throws {
+        if let property = entity.propertiesByName[key] {
+            try validateModelConstraints(of: property, value: value)
+        }
+        try super.validateValue(&value, forKey: key)
+    }
+
+    /// Validates every property before the object's first save.
+    ///
+    /// - Throws: ``ValidationError``, every failure (``ValidationError/Code/multipleErrors``).
+    ///
+    /// Corresponds to `-[NSManagedObject validateForInsert:]`.
+    open override func validateForInsert() throws {
+        try validateAllModeledProperties()
+    }
+
+    /// Validates every property before a save of changes.
+    ///
+    /// - Throws: ``ValidationError``, every failure (``ValidationError/Code/multipleErrors``).
+    ///
+    /// Corresponds to `-[NSManagedObject validateForUpdate:]`.
+    open override func validateForUpdate() throws {
+        try validateAllModeledProperties()
+    }
+
+    /// Checks the delete rules: a deny relationship with related objects fails.
+    ///
+    /// - Throws: ``ValidationError`` with ``ValidationError/Code/relationshipDeniedDelete``.
+    ///
+    /// Corresponds to `-[NSManagedObject validateForDelete:]`.
+    open override func validateForDelete() throws {
+        try validateDeleteRules()
+    }
+
+    // MARK: - Description
+
+    /// The class, address, entity and ID, and the values unless the object is a fault (which
+    /// it never fires): `<Employee: 0x…> (entity: Employee; id: x-coredata:///Employee/t…; data: {…})`.
+    ///
+    /// Corresponds to `-[NSManagedObject description]`.
+    open override var description: String {
+        let address = String(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()), radix: 16)
+        var text = "<\(String(describing: type(of: self))): 0x\(address)> (entity: \(entity.name); id: \(objectID); data: "
+        if isFault { return text + "<fault>)" }
+        let fields = entity.properties.map { property -> String in
+            let value = values.indices.contains(property.index) ? values[property.index] : nil
+            return "\(property.name) = \(Self.describe(value, property: property))"
+        }
+        text += "{" + fields.joined(separator: "; ") + "})"
+        return text
+    }
+}
+
+/// The life-cycle state of a managed object.
+package struct ManagedObjectFlags: OptionSet {
+    package var rawValue: UInt8
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
+    package static let inserted = ManagedObjectFlags(rawValue: 1 << 0)
+    package static let updated = ManagedObjectFlags(rawValue: 1 << 1)
+    package static let deleted = ManagedObjectFlags(rawValue: 1 << 2)
+    package static let fault = ManagedObjectFlags(rawValue: 1 << 3)
+    package static let awokeFromInsert = ManagedObjectFlags(rawValue: 1 << 4)
+    /// The object's record could not be found when its fault fired.
+    package static let unfulfillable = ManagedObjectFlags(rawValue: 1 << 5)
 }

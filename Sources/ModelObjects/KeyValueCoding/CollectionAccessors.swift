@@ -24,6 +24,22 @@ public struct CollectionAccessors {
     enum Accessors {
         case ordered(Ordered)
         case unordered(Unordered)
+        /// Both kinds, for a class that answers every to-many key (the managed-object layer).
+        case both(Ordered, Unordered)
+
+        var ordered: Ordered? {
+            switch self {
+            case .ordered(let ordered), .both(let ordered, _): ordered
+            case .unordered: nil
+            }
+        }
+
+        var unordered: Unordered? {
+            switch self {
+            case .unordered(let unordered), .both(_, let unordered): unordered
+            case .ordered: nil
+            }
+        }
     }
 
     struct Ordered {
@@ -44,6 +60,9 @@ public struct CollectionAccessors {
     }
 
     let accessors: Accessors
+    /// Whether these are the accessors the managed-object layer gives by default rather than a
+    /// class's own.
+    package var isFrameworkDefault = false
 
     /// Accessors for an ordered to-many key: `countOf<Key>`, `objectIn<Key>AtIndex:`,
     /// `insertObject:in<Key>AtIndex:`, `removeObjectFrom<Key>AtIndex:` and, optionally,
@@ -65,6 +84,11 @@ public struct CollectionAccessors {
             },
             convert: { values in try values.map { try convert($0, "insertObject:in<Key>AtIndex:") as Element } })
         return CollectionAccessors(accessors: .ordered(ordered))
+    }
+
+    init(accessors: Accessors, isFrameworkDefault: Bool = false) {
+        self.accessors = accessors
+        self.isFrameworkDefault = isFrameworkDefault
     }
 
     /// Accessors for an unordered to-many key. Give the `add<Key>Object:`/`remove<Key>Object:`
@@ -127,4 +151,41 @@ private func convert<Element>(_ value: Any, _ method: String) throws -> Element 
         throw KeyValueCodingError.mismatch(method, in: nil, expected: Element.self, given: value)
     }
     return element
+}
+
+extension CollectionAccessors {
+    /// Accessors for an ordered to-many key whose closures may throw and take elements as they
+    /// come; the managed-object layer gives these for modeled relationships.
+    package static func throwingOrdered(
+        count: @escaping (ModelObject) throws -> Int,
+        objectAt: @escaping (ModelObject, Int) throws -> Any,
+        insert: @escaping (ModelObject, Any, Int) throws -> Void,
+        remove: @escaping (ModelObject, Int) throws -> Void,
+        replace: @escaping (ModelObject, Int, Any) throws -> Void
+    ) -> CollectionAccessors {
+        CollectionAccessors(
+            accessors: .ordered(
+                Ordered(
+                    count: count, objectAt: objectAt, insert: insert, remove: remove, replace: replace,
+                    convert: { $0 })))
+    }
+
+    /// Accessors for an unordered to-many key whose closures may throw and take elements as they
+    /// come; the managed-object layer gives these for modeled relationships.
+    package static func throwingUnordered(
+        members: @escaping (ModelObject) throws -> [AnyHashable],
+        add: @escaping (ModelObject, [Any]) throws -> Void,
+        remove: @escaping (ModelObject, [Any]) throws -> Void
+    ) -> CollectionAccessors {
+        CollectionAccessors(
+            accessors: .unordered(Unordered(members: members, add: add, remove: remove, intersect: nil)))
+    }
+
+    /// The ordered accessors of `ordered` and the unordered ones of `unordered` together, marked
+    /// as the managed-object layer's defaults.
+    package static func combined(unordered: CollectionAccessors, ordered: CollectionAccessors) -> CollectionAccessors? {
+        guard let orderedAccessors = ordered.accessors.ordered, let unorderedAccessors = unordered.accessors.unordered
+        else { return nil }
+        return CollectionAccessors(accessors: .both(orderedAccessors, unorderedAccessors), isFrameworkDefault: true)
+    }
 }

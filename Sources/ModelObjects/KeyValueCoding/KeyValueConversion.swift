@@ -7,7 +7,7 @@ import Foundation
 /// `Int` 2, but never 2.5 to `Int`), Foundation reference types bridge to their Swift value
 /// types (`NSNumber`, `NSString`, `NSDate`, `NSData`, `NSURL`, `NSUUID`), and `NSValue`
 /// unboxes to `CGPoint`, `CGSize`, `CGRect` and `NSRange`.
-func convertKeyValue<Target>(_ value: Any, to target: Target.Type) -> Target? {
+package func convertKeyValue<Target>(_ value: Any, to target: Target.Type) -> Target? {
     if let direct = value as? Target { return direct }
     if let convertible = Target.self as? any KeyValueConvertible.Type {
         // A failed conversion to `Wrapped?` must stay a failure, not become `.some(nil)`.
@@ -20,7 +20,7 @@ func convertKeyValue<Target>(_ value: Any, to target: Target.Type) -> Target? {
 /// Whether `value` is `NSNull`. Checks the dynamic type, because `value is NSNull` makes
 /// Foundation on Linux bridge every Swift number to an `NSNumber` first.
 @inline(__always)
-func isNull(_ value: Any) -> Bool {
+package func isNull(_ value: Any) -> Bool {
     type(of: value) is NSNull.Type
 }
 
@@ -28,7 +28,7 @@ func isNull(_ value: Any) -> Bool {
 /// a Swift collection to a class makes Foundation on Linux bridge it to an `NSArray` (copying
 /// every element) before the cast fails.
 @inline(__always)
-func asModelObject(_ value: Any) -> ModelObject? {
+package func asModelObject(_ value: Any) -> ModelObject? {
     guard type(of: value) is AnyObject.Type else { return nil }
     return value as? ModelObject
 }

@@ -28,11 +28,7 @@ public final class MutableArrayProxy {
     init(object: ModelObject, key: String) throws {
         self.object = object
         self.key = key
-        if case .ordered(let ordered)? = type(of: object).collectionAccessors(forKey: key)?.accessors {
-            accessors = ordered
-        } else {
-            accessors = nil
-        }
+        accessors = type(of: object).collectionAccessors(forKey: key)?.accessors.ordered
         descriptor = object.propertyTable.descriptor(forKey: key)
         guard let descriptor else {
             if accessors == nil { throw KeyValueCodingError.undefined(key, in: object) }

@@ -22,11 +22,7 @@ public final class MutableSetProxy {
     init(object: ModelObject, key: String) throws {
         self.object = object
         self.key = key
-        if case .unordered(let unordered)? = type(of: object).collectionAccessors(forKey: key)?.accessors {
-            accessors = unordered
-        } else {
-            accessors = nil
-        }
+        accessors = type(of: object).collectionAccessors(forKey: key)?.accessors.unordered
         descriptor = object.propertyTable.descriptor(forKey: key)
         if descriptor == nil, accessors?.members == nil {
             throw KeyValueCodingError.undefined(key, in: object)

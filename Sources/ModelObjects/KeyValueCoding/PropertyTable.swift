@@ -154,8 +154,13 @@ package final class PropertyTable: Sendable {
     /// Keys found for typed key paths, filled as they are asked for.
     private let keysByKeyPath = Mutex<[KeyPathBox: String]>([:])
 
-    private init(descriptors: [PropertyDescriptor]) {
+    /// Whether the class adopts ``ChangeTrackingObject``, so that its will/did-change
+    /// notifications go to the tracker too.
+    package let tracksChanges: Bool
+
+    private init(descriptors: [PropertyDescriptor], tracksChanges: Bool) {
         self.descriptors = descriptors
+        self.tracksChanges = tracksChanges
         keyIndex = KeyIndex(keys: descriptors.map(\.key))
         unmanagedDescriptors = descriptors.map { Unmanaged.passUnretained($0) }
     }
@@ -247,7 +252,7 @@ package final class PropertyTable: Sendable {
             descriptors.append(PropertyDescriptor(key: key, offset: offset, storage: storage))
             return true
         }
-        return PropertyTable(descriptors: descriptors)
+        return PropertyTable(descriptors: descriptors, tracksChanges: type is any ChangeTrackingObject.Type)
     }
 }
 

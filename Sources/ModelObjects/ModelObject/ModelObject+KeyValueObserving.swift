@@ -92,6 +92,7 @@ extension ModelObject {
     ///
     /// Corresponds to `-[NSObject willChange:valuesAtIndexes:forKey:]`.
     public func willChange(_ kind: KeyValueChange.Kind, valuesAt indexes: IndexSet, forKey key: String) {
+        notifyTrackerWillChange(forKey: key, change: .ordered(kind, indexes))
         observationState?.willChange(self, key: key, change: .ordered(kind, indexes))
     }
 
@@ -100,6 +101,7 @@ extension ModelObject {
     ///
     /// Corresponds to `-[NSObject didChange:valuesAtIndexes:forKey:]`.
     public func didChange(_ kind: KeyValueChange.Kind, valuesAt indexes: IndexSet, forKey key: String) {
+        notifyTrackerDidChange(forKey: key)
         observationState?.didChange(self, key: key)
     }
 
@@ -112,6 +114,7 @@ extension ModelObject {
     public func willChangeValue(
         forKey key: String, withSetMutation mutation: KeyValueSetMutation, using objects: Set<AnyHashable>
     ) {
+        notifyTrackerWillChange(forKey: key, change: .setMutation(mutation, objects))
         observationState?.willChange(self, key: key, change: .setMutation(mutation, objects))
     }
 
@@ -121,6 +124,7 @@ extension ModelObject {
     public func didChangeValue(
         forKey key: String, withSetMutation mutation: KeyValueSetMutation, using objects: Set<AnyHashable>
     ) {
+        notifyTrackerDidChange(forKey: key)
         observationState?.didChange(self, key: key)
     }
 

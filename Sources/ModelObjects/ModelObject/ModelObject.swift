@@ -318,6 +318,7 @@ open class ModelObject: Hashable, CustomStringConvertible {
     /// Corresponds to `-[NSObject willChangeValueForKey:]`; differences: it cannot be
     /// overridden, so that automatic notifications may take a shorter path that is equivalent.
     public final func willChangeValue(forKey key: String) {
+        notifyTrackerWillChange(forKey: key, change: .setting)
         observationState?.willChange(self, key: key, change: PendingChangeKind.setting)
     }
 
@@ -326,6 +327,7 @@ open class ModelObject: Hashable, CustomStringConvertible {
     ///
     /// Corresponds to `-[NSObject didChangeValueForKey:]`; differences: it cannot be overridden.
     public final func didChangeValue(forKey key: String) {
+        notifyTrackerDidChange(forKey: key)
         observationState?.didChange(self, key: key)
     }
 }

@@ -1,0 +1,151 @@
+import Foundation
+import ModelObjects
+
+extension ManagedObjectContext {
+    /// Brings an object up to date with its store.
+    ///
+    /// Without merging, the object drops its unsaved changes and turns back into a fault
+    /// (``ManagedObject/willTurnIntoFault()``, then ``ManagedObject/didTurnIntoFault()``),
+    /// freeing its values; the next read loads fresh ones. With merging, it reloads the record
+    /// now and keeps its unsaved changes over the fresh values; observers hear each key that
+    /// changes. An inserted object, never saved, is left as it is.
+    ///
+    /// Corresponds to `-[NSManagedObjectContext refreshObject:mergeChanges:]`.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        guard object.managedObjectContext === self, !object.isInserted, !object.isFault else { return }
+        if mergeChanges, object.hasChanges,
+           let store = persistentStoreCoordinator.store(for: object.objectID),
+           let record = try? store.record(for: object.objectID) {
+            take(record, into: object, keepingChanges: true)
+            unannouncedRefreshed.insert(object)
+            return
+        }
+        turnIntoFault(object)
+        unannouncedRefreshed.insert(object)
+    }
+
+    /// Turns every registered object without changes back into a fault, and merges fresh
+    /// values into those with changes.
+    ///
+    /// Corresponds to `-[NSManagedObjectContext refreshAllObjects]`.
+    public func refreshAllObjects() {
+        for object in Array(registered.values) { refresh(object, mergeChanges: true) }
+    }
+
+    func turnIntoFault(_ object: ManagedObject) {
+        object.willTurnIntoFault()
+        if object.isUpdated { updated.remove(object) }
+        if object.isDeleted {
+            deleted.remove(object)
+            pendingDeletions.removeAll { $0 === object }
+        }
+        object.flags = [.fault, .awokeFromInsert]
+        object.values = []
+        object.snapshot = nil
+        object.pendingChanges = []
+        undoManager?.removeAllActions(withTarget: object)
+        object.didTurnIntoFault()
+    }
+
+    /// Discards every unsaved change: inserted objects leave the context, deleted objects come
+    /// back, updated objects take their last saved values (observers hear each key that
+    /// changes), and the undo manager forgets everything.
+    ///
+    /// Corresponds to `-[NSManagedObjectContext rollback]`.
+    public func rollback() {
+        undoManager?.disableUndoRegistration()
+        defer {
+            try? undoManager?.enableUndoRegistration()
+            undoManager?.removeAllActions()
+        }
+        let insertedObjects = inserted
+        let restored = updated.union(deleted).union(pendingDeletions.filter { !$0.objectID.isTemporaryID })
+        for object in restored {
+            guard let snapshot = object.snapshot else { continue }
+            object.flags.remove([.updated, .deleted])
+            object.changeRecordingDepth += 1
+            object.inverseMaintenanceDepth += 1
+            for property in object.entity.properties where property.index < snapshot.count {
+                if ManagedObject.storedValuesEqual(object.values[property.index], snapshot[property.index]) { continue }
+                object.willChangeValue(forKey: property.name)
+                object.values[property.index] = snapshot[property.index]
+                object.didChangeValue(forKey: property.name)
+            }
+            object.changeRecordingDepth -= 1
+            object.inverseMaintenanceDepth -= 1
+            if object.managedObjectContext !== self { register(object) }
+        }
+        for object in insertedObjects {
+            object.flags.remove(.inserted)
+            unregister(object)
+        }
+        for object in pendingDeletions where object.objectID.isTemporaryID {
+            object.flags.remove(.deleted)
+            unregister(object)
+        }
+        inserted = []
+        updated = []
+        deleted = []
+        pendingDeletions = []
+        unannouncedInserted = []
+        unannouncedUpdated = []
+        unannouncedDeleted = []
+        unannouncedRefreshed.formUnion(restored)
+        postObjectsDidChange()
+    }
+
+    /// Forgets every registered object and every unsaved change; objects you still hold leave
+    /// the context. The undo manager forgets everything.
+    ///
+    /// Corresponds to `-[NSManagedObjectContext reset]`.
+    public func reset() {
+        for object in registered.values {
+            object.managedObjectContext = nil
+            object.flags.remove([.inserted, .updated, .deleted])
+        }
+        registered = [:]
+        inserted = []
+        updated = []
+        deleted = []
+        pendingDeletions = []
+        unannouncedInserted = []
+        unannouncedUpdated = []
+        unannouncedDeleted = []
+        unannouncedRefreshed = []
+        undoManager?.removeAllActions()
+    }
+
+    /// Brings the changes another context saved into this one, from that context's
+    /// ``didSaveNotification``: registered objects it updated take the saved values (keeping
+    /// this context's unsaved changes over them) and the version read, so a later save of
+    /// this context does not conflict with them; registered objects it deleted leave this
+    /// context. Posts ``objectsDidChangeNotification`` with the refreshed and deleted objects.
+    ///
+    /// Reads only the IDs in the notification, never the other context's objects, so the
+    /// notification may come from another isolation domain.
+    ///
+    /// Corresponds to `-[NSManagedObjectContext mergeChangesFromContextDidSaveNotification:]`.
+    public func mergeChanges(fromContextDidSave notification: Notification) {
+        let userInfo = notification.userInfo ?? [:]
+        let updatedIDs = userInfo[Self.updatedObjectIDsKey] as? Set<ManagedObjectID> ?? []
+        let deletedIDs = userInfo[Self.deletedObjectIDsKey] as? Set<ManagedObjectID> ?? []
+        for id in updatedIDs {
+            guard let object = registered[id], !object.isFault else { continue }
+            if let store = persistentStoreCoordinator.store(for: id), let record = try? store.record(for: id) {
+                take(record, into: object, keepingChanges: object.hasChanges)
+                unannouncedRefreshed.insert(object)
+            }
+        }
+        for id in deletedIDs {
+            guard let object = registered[id] else { continue }
+            inserted.remove(object)
+            updated.remove(object)
+            deleted.remove(object)
+            object.flags.remove([.inserted, .updated])
+            object.flags.insert(.deleted)
+            unannouncedDeleted.insert(object)
+            unregister(object)
+        }
+        postObjectsDidChange()
+    }
+}

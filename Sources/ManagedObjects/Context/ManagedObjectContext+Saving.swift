@@ -1,0 +1,328 @@
+import Foundation
+import ModelObjects
+
+extension ManagedObjectContext {
+    /// Saves the inserted, updated and deleted objects to the store, all or nothing.
+    ///
+    /// In order: ``processPendingChanges()``; ``willSaveNotification``; `willSave()` on every
+    /// changed object (changes made there are saved too); validation of every inserted
+    /// (`validateForInsert`), updated (`validateForUpdate`) and deleted (`validateForDelete`)
+    /// object, reporting every failure; then, with no other save of the coordinator running,
+    /// permanent IDs for inserted objects, the conflict check against records saved by others
+    /// since this context read them (resolved by ``mergePolicy``), and one write to the store.
+    /// After the write: objects get their permanent IDs, `didSave()` runs on each, deleted
+    /// objects leave the context, and ``didSaveNotification`` is posted.
+    ///
+    /// - Throws: ``ValidationError`` (one failure, or ``ValidationError/Code/multipleErrors``
+    ///   with every failure); ``PersistenceError/Code/mergeConflict`` under the error merge
+    ///   policy; ``PersistenceError/Code/noPersistentStore``; what the store throws. Nothing is
+    ///   written then, and the context keeps its changes.
+    ///
+    /// Corresponds to `-[NSManagedObjectContext save:]`.
+    public func save() throws {
+        processPendingChanges()
+        guard hasChanges else { return }
+        notificationCenter.post(name: Self.willSaveNotification, object: self)
+        var notified = Set<ObjectIdentifier>()
+        for _ in 0..<100 {
+            let pending = (inserted.union(updated).union(deleted)).filter { !notified.contains(ObjectIdentifier($0)) }
+            if pending.isEmpty { break }
+            for object in pending {
+                notified.insert(ObjectIdentifier(object))
+                object.willSave()
+            }
+            processPendingChanges()
+        }
+        try validateChanges()
+        let outcome = try persistentStoreCoordinator.performSave { try writeChanges() }
+        finishSave(outcome)
+    }
+
+    private func validateChanges() throws {
+        var errors: [any Error] = []
+        for object in inserted { do { try object.validateForInsert() } catch { errors.append(error) } }
+        for object in updated { do { try object.validateForUpdate() } catch { errors.append(error) } }
+        for object in deleted { do { try object.validateForDelete() } catch { errors.append(error) } }
+        if let error = ValidationError.combining(errors) { throw error }
+    }
+
+    /// What a write did, for the work after it.
+    struct SaveOutcome {
+        var permanentIDs: [ObjectIdentifier: ManagedObjectID] = [:]
+        var versions: [ObjectIdentifier: Int64] = [:]
+        var savedInserted: [ManagedObject] = []
+        var savedUpdated: [ManagedObject] = []
+        var savedDeleted: [ManagedObject] = []
+        /// Objects whose changes a merge policy dropped; they now hold the store's values.
+        var rolledBack: [ManagedObject] = []
+        /// Objects whose records were deleted by someone else, dropped from the context.
+        var vanished: [ManagedObject] = []
+    }
+
+    /// Builds the store request, checks conflicts and writes. Runs under the coordinator's save lock.
+    private func writeChanges() throws -> SaveOutcome {
+        let store = try persistentStoreCoordinator.storeForNewObjects()
+        var outcome = SaveOutcome()
+        let insertedObjects = inserted.sorted { $0.entity.name < $1.entity.name }
+        var byEntity: [String: [ManagedObject]] = [:]
+        for object in insertedObjects { byEntity[object.entity.name, default: []].append(object) }
+        for (_, objects) in byEntity.sorted(by: { $0.key < $1.key }) {
+            let entity = objects[0].entity
+            let keys = try store.newPrimaryKeys(for: entity, count: objects.count)
+            for (object, key) in zip(objects, keys) {
+                outcome.permanentIDs[ObjectIdentifier(object)] =
+                    ManagedObjectID(entity: object.entity, key: .permanent(storeIdentifier: store.identifier, primaryKey: key))
+            }
+        }
+        func id(of object: ManagedObject) -> ManagedObjectID {
+            outcome.permanentIDs[ObjectIdentifier(object)] ?? object.objectID
+        }
+
+        var changes = SaveChanges()
+        for object in insertedObjects {
+            changes.inserted.append(StoreRecord(objectID: id(of: object), version: 1, values: try storeValues(of: object, ids: id)))
+            outcome.versions[ObjectIdentifier(object)] = 1
+            outcome.savedInserted.append(object)
+        }
+        var updatedByID: [ManagedObjectID: ManagedObject] = [:]
+        for object in updated where !object.objectID.isTemporaryID {
+            let record = StoreRecord(
+                objectID: object.objectID, version: object.snapshotVersion + 1, values: try storeValues(of: object, ids: id))
+            changes.updated.append(record)
+            changes.expectedVersions[object.objectID] = object.snapshotVersion
+            updatedByID[object.objectID] = object
+        }
+        var deletedByID: [ManagedObjectID: ManagedObject] = [:]
+        for object in deleted where !object.objectID.isTemporaryID {
+            changes.deleted.append(object.objectID)
+            changes.expectedVersions[object.objectID] = object.snapshotVersion
+            deletedByID[object.objectID] = object
+        }
+
+        let checked = Array(changes.expectedVersions.keys)
+        let current = try store.versions(of: checked)
+        let conflicts = checked.compactMap { id -> PersistenceError.Conflict? in
+            let expected = changes.expectedVersions[id] ?? 0
+            return current[id] == expected ? nil : PersistenceError.Conflict(objectID: id, oldVersion: expected, newVersion: current[id])
+        }.sorted { $0.objectID.description < $1.objectID.description }
+        if !conflicts.isEmpty {
+            try resolve(conflicts, in: &changes, store: store, updated: updatedByID, deleted: deletedByID, outcome: &outcome, ids: id)
+        }
+        try store.apply(changes)
+        for record in changes.updated {
+            if let object = updatedByID[record.objectID] {
+                outcome.versions[ObjectIdentifier(object)] = record.version
+                outcome.savedUpdated.append(object)
+            }
+        }
+        for id in changes.deleted { if let object = deletedByID[id] { outcome.savedDeleted.append(object) } }
+        return outcome
+    }
+
+    /// Applies the merge policy to the conflicts, adjusting the request and the objects.
+    private func resolve(
+        _ conflicts: [PersistenceError.Conflict], in changes: inout SaveChanges, store: any PersistentStore,
+        updated: [ManagedObjectID: ManagedObject], deleted: [ManagedObjectID: ManagedObject],
+        outcome: inout SaveOutcome, ids: (ManagedObject) -> ManagedObjectID
+    ) throws {
+        let policy = mergePolicy.kind
+        if policy == .error {
+            throw PersistenceError(
+                .mergeConflict,
+                message: "\(conflicts.count) object\(conflicts.count == 1 ? " was" : "s were") changed by someone else since this context read "
+                    + (conflicts.count == 1 ? "it" : "them") + ": " + conflicts.map(\.description).joined(separator: "; "),
+                conflicts: conflicts)
+        }
+        for conflict in conflicts {
+            let id = conflict.objectID
+            let storeRecord = try store.record(for: id)
+            if let object = deleted[id] {
+                if policy == .rollback, let storeRecord {
+                    changes.deleted.removeAll { $0 == id }
+                    object.flags.remove(.deleted)
+                    take(storeRecord, into: object, keepingChanges: false)
+                    outcome.rolledBack.append(object)
+                } else if storeRecord == nil {
+                    changes.deleted.removeAll { $0 == id }
+                    outcome.vanished.append(object)
+                }
+                continue
+            }
+            guard let object = updated[id], let position = changes.updated.firstIndex(where: { $0.objectID == id }) else { continue }
+            guard let storeRecord else {
+                changes.updated.remove(at: position)
+                if policy == .overwrite || policy == .objectTrump {
+                    changes.inserted.append(StoreRecord(objectID: id, version: 1, values: try storeValues(of: object, ids: ids)))
+                    outcome.versions[ObjectIdentifier(object)] = 1
+                    outcome.savedUpdated.append(object)
+                } else {
+                    outcome.vanished.append(object)
+                }
+                continue
+            }
+            let mine = changes.updated[position].values
+            let base = try snapshotStoreValues(of: object)
+            var merged = mine
+            switch policy {
+            case .storeTrump:
+                for index in merged.indices where index < storeRecord.values.count && storeRecord.values[index] != base[index] {
+                    merged[index] = storeRecord.values[index]
+                }
+            case .objectTrump:
+                for index in merged.indices where index < storeRecord.values.count && mine[index] == base[index] {
+                    merged[index] = storeRecord.values[index]
+                }
+            case .rollback:
+                changes.updated.remove(at: position)
+                take(storeRecord, into: object, keepingChanges: false)
+                outcome.rolledBack.append(object)
+                continue
+            default:
+                break
+            }
+            changes.updated[position] = StoreRecord(objectID: id, version: storeRecord.version + 1, values: merged)
+            if merged != mine {
+                take(StoreRecord(objectID: id, version: storeRecord.version, values: merged), into: object, keepingChanges: false)
+            }
+        }
+    }
+
+    /// The object's persistent values as the store keeps them.
+    func storeValues(of object: ManagedObject, ids: (ManagedObject) -> ManagedObjectID) throws -> [StoreValue] {
+        var values = [StoreValue](repeating: .null, count: object.entity.properties.count)
+        for property in object.entity.properties where !property.isTransient {
+            let value: Any?
+            if property is AttributeDescription {
+                value = try object.primitiveValue(forKey: property.name)
+            } else {
+                value = object.values[property.index]
+            }
+            values[property.index] = try storeValue(value, for: property, of: object, ids: ids)
+        }
+        return values
+    }
+
+    /// The values the object last read from or saved to the store, as the store keeps them.
+    private func snapshotStoreValues(of object: ManagedObject) throws -> [StoreValue] {
+        guard let snapshot = object.snapshot else { return [] }
+        var values = [StoreValue](repeating: .null, count: object.entity.properties.count)
+        for property in object.entity.properties where !property.isTransient && property.index < snapshot.count {
+            values[property.index] = try storeValue(snapshot[property.index], for: property, of: object, ids: { $0.objectID })
+        }
+        return values
+    }
+
+    /// One value as the store keeps it.
+    ///
+    /// - Throws: ``PersistenceError/Code/objectNotFound`` for a relationship to an object that
+    ///   will not be saved (a dangling reference); what a value transformer throws.
+    func storeValue(
+        _ value: Any?, for property: PropertyDescription, of object: ManagedObject, ids: (ManagedObject) -> ManagedObjectID
+    ) throws -> StoreValue {
+        guard let value else { return .null }
+        if let relationship = property as? RelationshipDescription {
+            func savedID(_ related: ManagedObject) throws -> ManagedObjectID {
+                let id = ids(related)
+                if id.isTemporaryID {
+                    throw PersistenceError(
+                        .objectNotFound,
+                        message: "\(object.entity.name).\(relationship.name) refers to \(related.entity.name) \(related.objectID), "
+                            + "which is not saved in this context (a dangling reference)",
+                        objectID: object.objectID)
+                }
+                return id
+            }
+            if relationship.isToMany {
+                var related = try ManagedObject.objects(inCollection: value).map(savedID)
+                if !relationship.isOrdered { related.sort { ($0.primaryKey ?? 0, $0.entity.name) < ($1.primaryKey ?? 0, $1.entity.name) } }
+                return .toMany(related)
+            }
+            guard let related = asModelObject(value) as? ManagedObject else { return .null }
+            return .toOne(try savedID(related))
+        }
+        guard let attribute = property as? AttributeDescription else { return .null }
+        switch attribute.attributeType {
+        case .integer16, .integer32, .integer64:
+            return convertKeyValue(value, to: Int64.self).map(StoreValue.integer) ?? .null
+        case .double, .float: return convertKeyValue(value, to: Double.self).map(StoreValue.double) ?? .null
+        case .decimal: return (value as? Decimal).map(StoreValue.decimal) ?? .null
+        case .string: return (value as? String).map(StoreValue.string) ?? .null
+        case .boolean: return (value as? Bool).map(StoreValue.boolean) ?? .null
+        case .date: return (value as? Date).map(StoreValue.date) ?? .null
+        case .binaryData: return (value as? Data).map(StoreValue.data) ?? .null
+        case .uuid: return (value as? UUID).map(StoreValue.uuid) ?? .null
+        case .uri: return (value as? URL).map(StoreValue.uri) ?? .null
+        case .transformable:
+            guard let transformer = attribute.valueTransformer else {
+                throw PersistenceError(
+                    .saveFailed, message: "no value transformer is registered for \(object.entity.name).\(attribute.name)",
+                    objectID: object.objectID)
+            }
+            return .data(try transformer.transformedValue(value))
+        default:
+            return .null
+        }
+    }
+
+    /// Replaces an object's values with a record's, notifying observers of the keys that change;
+    /// with `keepingChanges`, properties changed since the snapshot keep their current values.
+    /// The change is not recorded and inverses are not maintained (the record has both sides).
+    func take(_ record: StoreRecord, into object: ManagedObject, keepingChanges: Bool) {
+        let fresh = objectValues(from: record)
+        let changed: Set<Int> = keepingChanges
+            ? Set(object.entity.properties.filter { property in
+                guard let snapshot = object.snapshot, property.index < snapshot.count else { return true }
+                return !ManagedObject.storedValuesEqual(object.values[property.index], snapshot[property.index])
+            }.map(\.index))
+            : []
+        object.changeRecordingDepth += 1
+        object.inverseMaintenanceDepth += 1
+        defer {
+            object.changeRecordingDepth -= 1
+            object.inverseMaintenanceDepth -= 1
+        }
+        for property in object.entity.properties where !property.isTransient && !changed.contains(property.index) {
+            let new = fresh[property.index]
+            if ManagedObject.storedValuesEqual(object.values[property.index], new) { continue }
+            object.willChangeValue(forKey: property.name)
+            object.values[property.index] = new
+            object.didChangeValue(forKey: property.name)
+        }
+        object.snapshot = fresh
+        object.snapshotVersion = record.version
+    }
+
+    /// Updates the context after a successful write.
+    private func finishSave(_ outcome: SaveOutcome) {
+        var insertedIDs = Set<ManagedObjectID>(), updatedIDs = Set<ManagedObjectID>(), deletedIDs = Set<ManagedObjectID>()
+        for object in outcome.savedInserted {
+            registered[object.objectID] = nil
+            if let id = outcome.permanentIDs[ObjectIdentifier(object)] { object.objectID = id }
+            registered[object.objectID] = object
+            insertedIDs.insert(object.objectID)
+        }
+        for object in outcome.savedInserted + outcome.savedUpdated {
+            object.flags.remove([.inserted, .updated])
+            object.snapshot = object.values
+            object.snapshotVersion = outcome.versions[ObjectIdentifier(object)] ?? object.snapshotVersion + 1
+        }
+        for object in outcome.savedUpdated { updatedIDs.insert(object.objectID) }
+        for object in outcome.rolledBack { object.flags.remove([.updated, .deleted]) }
+        for object in outcome.savedDeleted + outcome.vanished {
+            deletedIDs.insert(object.objectID)
+            unregister(object)
+            undoManager?.removeAllActions(withTarget: object)
+        }
+        inserted = []
+        updated = []
+        deleted = []
+        unannouncedUpdated.subtract(outcome.savedUpdated)
+        for object in outcome.savedInserted + outcome.savedUpdated + outcome.savedDeleted { object.didSave() }
+        let userInfo: [AnyHashable: Any] = [
+            Self.insertedObjectsKey: Set(outcome.savedInserted), Self.updatedObjectsKey: Set(outcome.savedUpdated),
+            Self.deletedObjectsKey: Set(outcome.savedDeleted), Self.insertedObjectIDsKey: insertedIDs,
+            Self.updatedObjectIDsKey: updatedIDs, Self.deletedObjectIDsKey: deletedIDs,
+        ]
+        notificationCenter.post(name: Self.didSaveNotification, object: self, userInfo: userInfo)
+    }
+}

@@ -1,0 +1,321 @@
+import Foundation
+import ModelObjects
+
+/// A scratch pad of managed objects: it registers the objects it loads or inserts, tracks every
+/// change to them, applies delete rules, and saves the changes to its coordinator's store in one
+/// step.
+///
+/// ```swift
+/// let context = ManagedObjectContext(coordinator: coordinator)
+/// context.undoManager = ModelUndoManager()
+/// let engineering = try context.insertNewObject(forEntityName: "Department")
+/// try engineering.setValue("Engineering", forKey: "name")
+/// try context.save()                       // validates, then writes all or nothing
+/// ```
+///
+/// One object per record per context (uniquing): ``object(with:)`` returns the registered
+/// object when there is one. A context and its objects belong to one isolation domain: the type
+/// is not `Sendable`, so the compiler rejects sharing them; share the coordinator and
+/// ``ManagedObjectID``s and make one context per task.
+///
+/// ## Notifications
+/// Posted to ``notificationCenter`` with the context as object: ``objectsDidChangeNotification``
+/// at the end of each ``processPendingChanges()`` that found changes (keys
+/// ``insertedObjectsKey``, ``updatedObjectsKey``, ``deletedObjectsKey``, ``refreshedObjectsKey``);
+/// ``willSaveNotification`` when a save starts; ``didSaveNotification`` after it succeeded (the
+/// objects under the same keys, and their IDs under ``insertedObjectIDsKey``,
+/// ``updatedObjectIDsKey``, ``deletedObjectIDsKey`` for ``mergeChanges(fromContextDidSave:)``).
+///
+/// Corresponds to Core Data's `NSManagedObjectContext`; differences: confined by Swift's type
+/// system instead of `perform(_:)` queues; no parent contexts; `undoManager` is nil unless set
+/// (as on iOS); errors are thrown.
+public final class ManagedObjectContext {
+    /// The coordinator the context saves to and loads from.
+    ///
+    /// Corresponds to `NSManagedObjectContext.persistentStoreCoordinator`.
+    public let persistentStoreCoordinator: PersistentStoreCoordinator
+    /// Where the context posts its notifications.
+    public let notificationCenter: NotificationCenter
+    /// The undo manager that records the context's changes; nil (the default) records nothing.
+    ///
+    /// Corresponds to `NSManagedObjectContext.undoManager`.
+    public var undoManager: ModelUndoManager?
+    /// How a save resolves conflicts with changes saved by others; ``MergePolicy/error`` by
+    /// default.
+    ///
+    /// Corresponds to `NSManagedObjectContext.mergePolicy`.
+    public var mergePolicy: MergePolicy = .error
+    /// A name for debugging.
+    ///
+    /// Corresponds to `NSManagedObjectContext.name`.
+    public var name: String?
+
+    /// Every registered object by ID.
+    var registered: [ManagedObjectID: ManagedObject] = [:]
+    /// Objects inserted since the last save.
+    var inserted: Set<ManagedObject> = []
+    /// Objects changed since the last save, neither inserted nor deleted.
+    var updated: Set<ManagedObject> = []
+    /// Saved objects deleted since the last save.
+    var deleted: Set<ManagedObject> = []
+    /// Deleted objects whose delete rules have not been applied.
+    var pendingDeletions: [ManagedObject] = []
+    /// Changes since the last objects-did-change notification.
+    var unannouncedInserted: Set<ManagedObject> = []
+    var unannouncedUpdated: Set<ManagedObject> = []
+    var unannouncedDeleted: Set<ManagedObject> = []
+    var unannouncedRefreshed: Set<ManagedObject> = []
+    var isProcessingPendingChanges = false
+
+    /// Creates a context that saves to `coordinator`'s stores.
+    ///
+    /// Corresponds to `NSManagedObjectContext(concurrencyType:)` followed by setting
+    /// `persistentStoreCoordinator`.
+    public init(coordinator: PersistentStoreCoordinator, notificationCenter: NotificationCenter = .default) {
+        persistentStoreCoordinator = coordinator
+        self.notificationCenter = notificationCenter
+    }
+
+    // MARK: - Registered objects
+
+    /// Inserts a new object of the entity named `entityName` and returns it.
+    ///
+    /// - Throws: ``ModelError`` with ``ModelError/Code/unknownEntity`` when the model has no such
+    ///   entity or it is abstract.
+    ///
+    /// Corresponds to `NSEntityDescription.insertNewObject(forEntityName:into:)`.
+    @discardableResult
+    public func insertNewObject(forEntityName entityName: String) throws -> ManagedObject {
+        guard let entity = persistentStoreCoordinator.managedObjectModel.entity(named: entityName) else {
+            throw ModelError(.unknownEntity, entity: entityName, message: "the model has no entity named '\(entityName)'")
+        }
+        guard !entity.isAbstract else {
+            throw ModelError(.unknownEntity, entity: entityName, message: "the entity '\(entityName)' is abstract")
+        }
+        return entity.managedObjectClass.init(entity: entity, insertInto: self)
+    }
+
+    /// Registers a new object with the context: it joins ``insertedObjects`` and is saved by the
+    /// next save. The first insertion of an object calls its
+    /// ``ManagedObject/awakeFromInsert()``. Inserting a registered object does nothing.
+    ///
+    /// An object belongs to one context: inserting one registered with another context stops
+    /// the program, as Core Data raises.
+    ///
+    /// Corresponds to `-[NSManagedObjectContext insertObject:]`.
+    public func insert(_ object: ManagedObject) {
+        if let owner = object.managedObjectContext, owner !== self {
+            preconditionFailure("cannot insert \(object.entity.name) \(object.objectID) into a second context")
+        }
+        if object.managedObjectContext === self, registered[object.objectID] === object, !object.isDeleted { return }
+        register(object)
+        object.flags.insert(.inserted)
+        object.flags.remove(.deleted)
+        inserted.insert(object)
+        unannouncedInserted.insert(object)
+        if !object.flags.contains(.awokeFromInsert) {
+            object.flags.insert(.awokeFromInsert)
+            object.awakeFromInsert()
+        }
+        undoManager?.registerUndo(withTarget: object) { [weak self] object in self?.undoInsertion(of: object) }
+    }
+
+    /// Marks an object for deletion: it joins ``deletedObjects`` (unless it was inserted and
+    /// never saved, in which case it is simply forgotten), and the next
+    /// ``processPendingChanges()`` calls ``ManagedObject/prepareForDeletion()`` and applies the
+    /// delete rules of its relationships.
+    ///
+    /// Corresponds to `-[NSManagedObjectContext deleteObject:]`.
+    public func delete(_ object: ManagedObject) {
+        guard object.managedObjectContext === self, !object.isDeleted else { return }
+        let wasInserted = object.isInserted, wasUpdated = object.isUpdated
+        object.flags.insert(.deleted)
+        object.flags.remove([.inserted, .updated])
+        inserted.remove(object)
+        updated.remove(object)
+        if !wasInserted { deleted.insert(object) }
+        unannouncedDeleted.insert(object)
+        pendingDeletions.append(object)
+        undoManager?.registerUndo(withTarget: object) { [weak self] object in
+            self?.undoDeletion(of: object, wasInserted: wasInserted, wasUpdated: wasUpdated)
+        }
+    }
+
+    /// The objects inserted since the last save.
+    ///
+    /// Corresponds to `NSManagedObjectContext.insertedObjects`.
+    public var insertedObjects: Set<ManagedObject> { inserted }
+    /// The objects changed since the last save (not inserted, not deleted).
+    ///
+    /// Corresponds to `NSManagedObjectContext.updatedObjects`.
+    public var updatedObjects: Set<ManagedObject> { updated }
+    /// The saved objects that the next save deletes.
+    ///
+    /// Corresponds to `NSManagedObjectContext.deletedObjects`.
+    public var deletedObjects: Set<ManagedObject> { deleted }
+    /// Every object registered with the context.
+    ///
+    /// Corresponds to `NSManagedObjectContext.registeredObjects`.
+    public var registeredObjects: Set<ManagedObject> { Set(registered.values) }
+
+    /// Whether the context has changes to save.
+    ///
+    /// Corresponds to `NSManagedObjectContext.hasChanges`.
+    public var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !pendingDeletions.isEmpty }
+
+    /// The registered object with `objectID`, or nil; never loads anything.
+    ///
+    /// Corresponds to `-[NSManagedObjectContext registeredObjectForID:]`.
+    public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
+        registered[objectID]
+    }
+
+    /// The object with `objectID`: the registered one, or a new fault for it that loads its
+    /// values when first read. Does not check that the record exists; firing a fault whose
+    /// record is gone throws ``PersistenceError/Code/objectNotFound``.
+    ///
+    /// Corresponds to `-[NSManagedObjectContext objectWithID:]`.
+    public func object(with objectID: ManagedObjectID) -> ManagedObject {
+        if let object = registered[objectID] { return object }
+        let object = objectID.entity.managedObjectClass.init(entity: objectID.entity, insertInto: nil)
+        object.values = []
+        object.flags = [.fault]
+        object.objectID = objectID
+        register(object)
+        return object
+    }
+
+    /// The object with `objectID`, its values loaded.
+    ///
+    /// - Throws: ``PersistenceError/Code/objectNotFound`` when no record has the ID (a
+    ///   temporary ID of another context, a deleted record).
+    ///
+    /// Corresponds to `-[NSManagedObjectContext existingObjectWithID:error:]`.
+    public func existingObject(with objectID: ManagedObjectID) throws -> ManagedObject {
+        if let object = registered[objectID], !object.isFault { return object }
+        guard !objectID.isTemporaryID else {
+            throw PersistenceError(.objectNotFound, message: "no object with the temporary ID \(objectID) in this context", objectID: objectID)
+        }
+        let object = self.object(with: objectID)
+        try object.fireFault()
+        return object
+    }
+
+    func register(_ object: ManagedObject) {
+        object.managedObjectContext = self
+        registered[object.objectID] = object
+    }
+
+    func unregister(_ object: ManagedObject) {
+        if registered[object.objectID] === object { registered[object.objectID] = nil }
+        object.managedObjectContext = nil
+    }
+
+    // MARK: - Faults
+
+    /// Loads a fault's values from its store; runs `awakeFromFetch` with change recording off.
+    func fulfillFault(of object: ManagedObject) throws {
+        let id = object.objectID
+        guard let store = persistentStoreCoordinator.store(for: id), let record = try store.record(for: id) else {
+            object.flags.insert(.unfulfillable)
+            throw PersistenceError(
+                .objectNotFound, message: "the record of \(id.entity.name) \(id) no longer exists (deleted by another context?)",
+                objectID: id)
+        }
+        object.values = objectValues(from: record)
+        object.snapshot = object.values
+        object.snapshotVersion = record.version
+        object.flags.remove([.fault, .unfulfillable])
+        object.changeRecordingDepth += 1
+        object.awakeFromFetch()
+        object.changeRecordingDepth -= 1
+    }
+
+    /// A record's values as objects store them: relationships as registered objects or faults.
+    func objectValues(from record: StoreRecord) -> ContiguousArray<Any?> {
+        let entity = record.objectID.entity
+        var values = ManagedObject.initialValues(of: entity)
+        for property in entity.properties where !property.isTransient && property.index < record.values.count {
+            values[property.index] = objectValue(record.values[property.index], for: property)
+        }
+        return values
+    }
+
+    func objectValue(_ value: StoreValue, for property: PropertyDescription) -> Any? {
+        switch value {
+        case .null: return nil
+        case .integer(let integer):
+            guard let attribute = property as? AttributeDescription else { return integer }
+            switch attribute.attributeType {
+            case .integer16: return Int16(truncatingIfNeeded: integer)
+            case .integer32: return Int32(truncatingIfNeeded: integer)
+            default: return integer
+            }
+        case .double(let double):
+            if let attribute = property as? AttributeDescription, attribute.attributeType == .float { return Float(double) }
+            return double
+        case .decimal(let decimal): return decimal
+        case .string(let string): return string
+        case .boolean(let bool): return bool
+        case .date(let date): return date
+        case .data(let data):
+            if let attribute = property as? AttributeDescription, attribute.attributeType == .transformable,
+               let transformer = attribute.valueTransformer {
+                return try? transformer.reverseTransformedValue(data)
+            }
+            return data
+        case .uuid(let uuid): return uuid
+        case .uri(let url): return url
+        case .toOne(let id): return id.map { object(with: $0) }
+        case .toMany(let ids):
+            let objects = ids.map { object(with: $0) }
+            if let relationship = property as? RelationshipDescription, relationship.isOrdered { return objects }
+            return Set(objects)
+        }
+    }
+
+    // MARK: - Recording changes
+
+    /// Records a change of a registered object: it becomes updated (unless inserted or
+    /// deleted), and the undo manager learns how to reverse it.
+    func recordChange(of object: ManagedObject, property: PropertyDescription, reversal: ManagedChangeReversal) {
+        if object.flags.isDisjoint(with: [.inserted, .deleted]) {
+            if !object.flags.contains(.updated) {
+                object.flags.insert(.updated)
+                updated.insert(object)
+            }
+            unannouncedUpdated.insert(object)
+        }
+        undoManager?.registerUndo(withTarget: object) { object in object.reverse(reversal, of: property) }
+    }
+
+    private func undoInsertion(of object: ManagedObject) {
+        guard object.managedObjectContext === self else { return }
+        inserted.remove(object)
+        unannouncedInserted.remove(object)
+        object.flags.remove(.inserted)
+        unannouncedDeleted.insert(object)
+        unregister(object)
+        undoManager?.registerUndo(withTarget: object) { [weak self] object in self?.insert(object) }
+    }
+
+    private func undoDeletion(of object: ManagedObject, wasInserted: Bool, wasUpdated: Bool) {
+        object.flags.remove(.deleted)
+        deleted.remove(object)
+        pendingDeletions.removeAll { $0 === object }
+        if object.managedObjectContext !== self { register(object) }
+        if wasInserted {
+            object.flags.insert(.inserted)
+            inserted.insert(object)
+            unannouncedInserted.insert(object)
+        } else if wasUpdated {
+            object.flags.insert(.updated)
+            updated.insert(object)
+            unannouncedUpdated.insert(object)
+        }
+        undoManager?.registerUndo(withTarget: object) { [weak self] object in self?.delete(object) }
+    }
+}
+
+@available(*, unavailable, message: "a context belongs to one isolation domain; share its coordinator and object IDs instead")
+extension ManagedObjectContext: Sendable {}

@@ -1,0 +1,342 @@
+import Foundation
+import ModelObjects
+
+/// A change announced with `willChange…` on a modeled key, waiting for its `didChange…`.
+package struct PendingManagedChange {
+    let key: String
+    let property: PropertyDescription
+    /// The value before the change, for attributes, to-one relationships and whole replacements
+    /// of to-many relationships.
+    var oldValue: Any?
+    /// For to-many edits announced as a mutation: the objects it removes (known before it).
+    var removed: [ManagedObject]
+    /// For to-many edits announced as a mutation: the objects a union adds.
+    var added: [ManagedObject]
+    /// For ordered insertions and replacements: where the new objects will be.
+    var insertedIndexes: IndexSet?
+    /// Whether the change replaces the whole value (`oldValue` holds it).
+    var isWhole: Bool
+}
+
+/// What reverses one recorded change.
+enum ManagedChangeReversal {
+    /// Put the value back.
+    case value(Any?)
+    /// Take `added` out of a to-many relationship and put `removed` back.
+    case toMany(added: [ManagedObject], removed: [ManagedObject])
+}
+
+extension ManagedObject {
+    // MARK: - Tracking will/did-change
+
+    /// Records the state before a change of a modeled key.
+    package func trackWillChange(forKey key: String, change: TrackedChange) {
+        guard let property = entity.propertiesByName[key] else { return }
+        try? fireFaultIfNeeded()
+        var pending = PendingManagedChange(
+            key: key, property: property, oldValue: nil, removed: [], added: [], insertedIndexes: nil, isWhole: false)
+        if let relationship = property as? RelationshipDescription, relationship.isToMany {
+            let current = toManyObjects(at: relationship.index)
+            switch change {
+            case .setting, .setMutation(.set, _):
+                pending.oldValue = values[relationship.index]
+                pending.isWhole = true
+            case .setMutation(.union, let objects):
+                let present = Set(current.map(ObjectIdentifier.init))
+                pending.added = Self.managedObjects(in: objects).filter { !present.contains(ObjectIdentifier($0)) }
+            case .setMutation(.minus, let objects):
+                let present = Set(current.map(ObjectIdentifier.init))
+                pending.removed = Self.managedObjects(in: objects).filter { present.contains(ObjectIdentifier($0)) }
+            case .setMutation(.intersect, let objects):
+                let kept = Set(Self.managedObjects(in: objects).map(ObjectIdentifier.init))
+                pending.removed = current.filter { !kept.contains(ObjectIdentifier($0)) }
+            case .setMutation:
+                pending.oldValue = values[relationship.index]
+                pending.isWhole = true
+            case .ordered(let kind, let indexes):
+                switch kind {
+                case .insertion:
+                    pending.insertedIndexes = indexes
+                case .removal:
+                    pending.removed = indexes.filter { current.indices.contains($0) }.map { current[$0] }
+                case .replacement:
+                    pending.removed = indexes.filter { current.indices.contains($0) }.map { current[$0] }
+                    pending.insertedIndexes = indexes
+                default:
+                    pending.oldValue = values[relationship.index]
+                    pending.isWhole = true
+                }
+            }
+        } else if property is RelationshipDescription {
+            pending.oldValue = values[property.index]
+            pending.isWhole = true
+        } else {
+            pending.oldValue = (try? primitiveValue(forKey: key)) ?? nil
+            pending.isWhole = true
+        }
+        pendingChanges.append(pending)
+    }
+
+    /// Completes the change announced for `key`: keeps inverse relationships, records the change
+    /// in the context and registers its reversal with the undo manager.
+    package func trackDidChange(forKey key: String) {
+        guard let position = pendingChanges.lastIndex(where: { $0.key == key }) else { return }
+        let pending = pendingChanges.remove(at: position)
+        let reversal: ManagedChangeReversal
+        if let relationship = pending.property as? RelationshipDescription {
+            let (added, removed) = relationshipDelta(of: relationship, pending: pending)
+            if added.isEmpty && removed.isEmpty && !pending.isWhole { return }
+            if inverseMaintenanceDepth == 0, let inverse = relationship.inverseRelationship {
+                for target in removed { Self.unlink(target, through: inverse, from: self) }
+                for target in added { Self.link(target, through: inverse, to: self) }
+            }
+            reversal = pending.isWhole ? .value(pending.oldValue) : .toMany(added: added, removed: removed)
+        } else {
+            reversal = .value(pending.oldValue)
+        }
+        guard changeRecordingDepth == 0, let context = managedObjectContext else { return }
+        context.recordChange(of: self, property: pending.property, reversal: reversal)
+    }
+
+    /// The objects a completed relationship change added and removed.
+    private func relationshipDelta(
+        of relationship: RelationshipDescription, pending: PendingManagedChange
+    ) -> (added: [ManagedObject], removed: [ManagedObject]) {
+        if !relationship.isToMany {
+            let old = pending.oldValue as? ManagedObject
+            let new = values[relationship.index] as? ManagedObject
+            if old === new { return ([], []) }
+            return (new.map { [$0] } ?? [], old.map { [$0] } ?? [])
+        }
+        if pending.isWhole {
+            let old = Self.objects(inCollection: pending.oldValue)
+            let new = toManyObjects(at: relationship.index)
+            let oldIDs = Set(old.map(ObjectIdentifier.init)), newIDs = Set(new.map(ObjectIdentifier.init))
+            return (new.filter { !oldIDs.contains(ObjectIdentifier($0)) }, old.filter { !newIDs.contains(ObjectIdentifier($0)) })
+        }
+        var added = pending.added
+        if let indexes = pending.insertedIndexes {
+            let current = toManyObjects(at: relationship.index)
+            added += indexes.filter { current.indices.contains($0) }.map { current[$0] }
+        }
+        return (added, pending.removed)
+    }
+
+    /// The objects of a to-many slot, in order for ordered relationships.
+    final func toManyObjects(at index: Int) -> [ManagedObject] {
+        Self.objects(inCollection: values[index])
+    }
+
+    static func objects(inCollection value: Any?) -> [ManagedObject] {
+        if let array = value as? [ManagedObject] { return array }
+        if let set = value as? Set<ManagedObject> { return Array(set) }
+        return []
+    }
+
+    private static func managedObjects(in objects: Set<AnyHashable>) -> [ManagedObject] {
+        objects.compactMap { asModelObject($0.base) as? ManagedObject }
+    }
+
+    // MARK: - Inverse relationships
+
+    /// Makes `target`'s `inverse` relationship include `owner`. When `inverse` is to-one and
+    /// already names another object, that object first loses `target`.
+    static func link(_ target: ManagedObject, through inverse: RelationshipDescription, to owner: ManagedObject) {
+        try? target.fireFaultIfNeeded()
+        if inverse.isToMany {
+            if target.toManyObjects(at: inverse.index).contains(where: { $0 === owner }) { return }
+            target.editToMany(inverse, adding: [owner], removing: [])
+            return
+        }
+        let current = target.values[inverse.index] as? ManagedObject
+        if current === owner { return }
+        if let current, let forward = inverse.inverseRelationship {
+            unlink(current, through: forward, from: target)
+        }
+        target.editToOne(inverse, to: owner)
+    }
+
+    /// Takes `owner` out of `target`'s `inverse` relationship, if it is there.
+    static func unlink(_ target: ManagedObject, through inverse: RelationshipDescription, from owner: ManagedObject) {
+        try? target.fireFaultIfNeeded()
+        if inverse.isToMany {
+            guard target.toManyObjects(at: inverse.index).contains(where: { $0 === owner }) else { return }
+            target.editToMany(inverse, adding: [], removing: [owner])
+            return
+        }
+        guard target.values[inverse.index] as? ManagedObject === owner else { return }
+        target.editToOne(inverse, to: nil)
+    }
+
+    /// Sets a to-one relationship with notifications, without maintaining its inverse.
+    final func editToOne(_ relationship: RelationshipDescription, to object: ManagedObject?) {
+        inverseMaintenanceDepth += 1
+        defer { inverseMaintenanceDepth -= 1 }
+        willChangeValue(forKey: relationship.name)
+        values[relationship.index] = object
+        didChangeValue(forKey: relationship.name)
+    }
+
+    /// Edits a to-many relationship with notifications, without maintaining its inverse:
+    /// through the class's own collection accessors when it has them, else in the storage.
+    final func editToMany(_ relationship: RelationshipDescription, adding added: [ManagedObject], removing removed: [ManagedObject]) {
+        inverseMaintenanceDepth += 1
+        defer { inverseMaintenanceDepth -= 1 }
+        let key = relationship.name
+        if ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), forKey: key) {
+            if relationship.isOrdered, let proxy = try? mutableArrayValue(forKey: key) {
+                for object in removed {
+                    if let index = toManyObjects(at: relationship.index).firstIndex(where: { $0 === object }) {
+                        try? proxy.remove(at: index)
+                    }
+                }
+                if !added.isEmpty { try? proxy.append(contentsOf: added) }
+            } else if let proxy = try? mutableSetValue(forKey: key) {
+                if !removed.isEmpty { try? proxy.subtract(removed) }
+                if !added.isEmpty { try? proxy.formUnion(added) }
+            }
+            return
+        }
+        if !removed.isEmpty { removeFromToMany(relationship, removed) }
+        if !added.isEmpty { addToToMany(relationship, added, at: nil) }
+    }
+
+    /// Removes objects from a to-many relationship with the precise notification.
+    final func removeFromToMany(_ relationship: RelationshipDescription, _ objects: [ManagedObject]) {
+        let key = relationship.name, index = relationship.index
+        if relationship.isOrdered {
+            let current = toManyObjects(at: index)
+            let removedIDs = Set(objects.map(ObjectIdentifier.init))
+            let indexes = IndexSet(current.indices.filter { removedIDs.contains(ObjectIdentifier(current[$0])) })
+            guard !indexes.isEmpty else { return }
+            willChange(.removal, valuesAt: indexes, forKey: key)
+            var array = current
+            values[index] = nil
+            for position in indexes.reversed() { array.remove(at: position) }
+            values[index] = array
+            didChange(.removal, valuesAt: indexes, forKey: key)
+        } else {
+            let objectSet = Set<AnyHashable>(objects.map { AnyHashable($0) })
+            willChangeValue(forKey: key, withSetMutation: .minus, using: objectSet)
+            var set = (values[index] as? Set<ManagedObject>) ?? []
+            values[index] = nil
+            for object in objects { set.remove(object) }
+            values[index] = set
+            didChangeValue(forKey: key, withSetMutation: .minus, using: objectSet)
+        }
+    }
+
+    /// Adds objects to a to-many relationship (at `position` for ordered ones, else at the end)
+    /// with the precise notification.
+    final func addToToMany(_ relationship: RelationshipDescription, _ objects: [ManagedObject], at position: Int?) {
+        let key = relationship.name, index = relationship.index
+        if relationship.isOrdered {
+            var array = toManyObjects(at: index)
+            let present = Set(array.map(ObjectIdentifier.init))
+            let new = objects.filter { !present.contains(ObjectIdentifier($0)) }
+            guard !new.isEmpty else { return }
+            let start = min(max(position ?? array.count, 0), array.count)
+            let indexes = IndexSet(integersIn: start..<(start + new.count))
+            willChange(.insertion, valuesAt: indexes, forKey: key)
+            values[index] = nil
+            array.insert(contentsOf: new, at: start)
+            values[index] = array
+            didChange(.insertion, valuesAt: indexes, forKey: key)
+        } else {
+            let objectSet = Set<AnyHashable>(objects.map { AnyHashable($0) })
+            willChangeValue(forKey: key, withSetMutation: .union, using: objectSet)
+            var set = (values[index] as? Set<ManagedObject>) ?? []
+            values[index] = nil
+            for object in objects { set.insert(object) }
+            values[index] = set
+            didChangeValue(forKey: key, withSetMutation: .union, using: objectSet)
+        }
+    }
+
+    // MARK: - Reversing changes (undo, redo)
+
+    /// Applies a recorded reversal, with notifications; inverses are not maintained, since the
+    /// other side's change was recorded and is reversed on its own.
+    final func reverse(_ reversal: ManagedChangeReversal, of property: PropertyDescription) {
+        inverseMaintenanceDepth += 1
+        defer { inverseMaintenanceDepth -= 1 }
+        switch reversal {
+        case .value(let old):
+            willChangeValue(forKey: property.name)
+            if property is AttributeDescription {
+                try? setPrimitiveValue(old, forKey: property.name)
+            } else {
+                values[property.index] = old
+            }
+            didChangeValue(forKey: property.name)
+        case .toMany(let added, let removed):
+            guard let relationship = property as? RelationshipDescription else { return }
+            if !added.isEmpty { removeFromToMany(relationship, added) }
+            if !removed.isEmpty { addToToMany(relationship, removed, at: nil) }
+        }
+    }
+
+    // MARK: - Changed and committed values
+
+    /// The persistent properties whose values differ from those last read from or saved to the
+    /// store, with their current values (`NSNull` for nil). For an object never saved, every
+    /// persistent property that is not nil or empty. Never fires a fault.
+    ///
+    /// Corresponds to `-[NSManagedObject changedValues]`.
+    public final func changedValues() -> [String: Any] {
+        guard !isFault else { return [:] }
+        var changes: [String: Any] = [:]
+        for property in entity.properties where !property.isTransient {
+            let current = values[property.index]
+            if current is RelationshipFault { continue }
+            if let snapshot {
+                if !Self.storedValuesEqual(current, snapshot[property.index]) {
+                    changes[property.name] = current ?? NSNull()
+                }
+            } else if let current, !Self.isEmptyCollection(current) {
+                changes[property.name] = current
+            }
+        }
+        return changes
+    }
+
+    /// The values of persistent properties as last read from or saved to the store (`NSNull`
+    /// for nil); `keys` nil means every persistent property. Transient keys are left out, and so
+    /// is everything for an object never saved. Never fires a fault.
+    ///
+    /// Corresponds to `-[NSManagedObject committedValuesForKeys:]`.
+    public final func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        guard let snapshot else { return [:] }
+        let properties = keys.map { $0.compactMap { entity.propertiesByName[$0] } } ?? entity.properties
+        var committed: [String: Any] = [:]
+        for property in properties where !property.isTransient {
+            let value = snapshot[property.index]
+            if value is RelationshipFault { continue }
+            committed[property.name] = value ?? NSNull()
+        }
+        return committed
+    }
+
+    /// Whether two stored values are equal: objects by identity, collections by their objects,
+    /// other values by `Hashable` equality.
+    static func storedValuesEqual(_ lhs: Any?, _ rhs: Any?) -> Bool {
+        switch (lhs, rhs) {
+        case (nil, nil): return true
+        case (nil, _), (_, nil): return false
+        case (let lhs?, let rhs?):
+            if let a = asModelObject(lhs) { return a === asModelObject(rhs) }
+            if let a = lhs as? [ManagedObject], let b = rhs as? [ManagedObject] {
+                return a.count == b.count && zip(a, b).allSatisfy { $0 === $1 }
+            }
+            if let a = lhs as? Set<ManagedObject>, let b = rhs as? Set<ManagedObject> { return a == b }
+            if let a = lhs as? AnyHashable, let b = rhs as? AnyHashable { return a == b }
+            return false
+        }
+    }
+
+    static func isEmptyCollection(_ value: Any) -> Bool {
+        if let array = value as? [ManagedObject] { return array.isEmpty }
+        if let set = value as? Set<ManagedObject> { return set.isEmpty }
+        return false
+    }
+}

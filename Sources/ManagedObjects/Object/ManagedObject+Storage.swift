@@ -1,0 +1,219 @@
+import Foundation
+import ModelObjects
+
+// The object's internal storage: initial values, conversion of values to the model's types,
+// faults, and the state a context keeps on the object.
+
+extension ManagedObject {
+    /// Each attribute's default value, empty to-many collections, nil elsewhere.
+    static func initialValues(of entity: EntityDescription) -> ContiguousArray<Any?> {
+        var values = ContiguousArray<Any?>(repeating: nil, count: entity.properties.count)
+        for property in entity.properties {
+            if let attribute = property as? AttributeDescription {
+                values[property.index] = attribute.defaultValue
+            } else if let relationship = property as? RelationshipDescription, relationship.isToMany {
+                values[property.index] = relationship.isOrdered ? [ManagedObject]() as Any : Set<ManagedObject>() as Any
+            }
+        }
+        return values
+    }
+
+    /// The modeled property named `key`.
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/undefinedKey``.
+    final func modeledProperty(forKey key: String) throws -> PropertyDescription {
+        guard let property = entity.propertiesByName[key] else {
+            throw KeyValueCodingError(
+                .undefinedKey, key: key, className: String(reflecting: type(of: self)),
+                message: "the entity \(entity.name) has no property '\(key)'")
+        }
+        return property
+    }
+
+    /// `value` as the property stores it: attributes converted to their type without loss,
+    /// to-one relationships as objects of the destination entity, to-many relationships as a set
+    /// (or an array, for ordered ones) of such objects.
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/typeMismatch``.
+    final func storedValue(_ value: Any?, for property: PropertyDescription) throws -> Any? {
+        guard let value, !isNull(value) else { return nil }
+        if let attribute = property as? AttributeDescription {
+            if let converted = Self.convert(value, to: attribute) { return converted }
+            throw mismatch(property, expected: attribute.valueType ?? Any.self, value: value)
+        }
+        guard let relationship = property as? RelationshipDescription else { return value }
+        if !relationship.isToMany {
+            return try relatedObject(value, for: relationship)
+        }
+        let elements: [Any]
+        if let objects = value as? [ManagedObject] {
+            elements = objects
+        } else if let objects = value as? Set<ManagedObject> {
+            elements = Array(objects)
+        } else if let objects = value as? [Any] {
+            elements = objects
+        } else if let objects = value as? Set<AnyHashable> {
+            elements = objects.map(\.base)
+        } else {
+            throw mismatch(property, expected: relationship.isOrdered ? [ManagedObject].self : Set<ManagedObject>.self, value: value)
+        }
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(elements.count)
+        var seen = Set<ObjectIdentifier>()
+        for element in elements {
+            let object = try relatedObject(element, for: relationship)
+            if seen.insert(ObjectIdentifier(object)).inserted { objects.append(object) }
+        }
+        return relationship.isOrdered ? objects as Any : Set(objects) as Any
+    }
+
+    /// `value` as an object the relationship may hold.
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/typeMismatch`` for a value that is not a managed
+    ///   object of the destination entity; ``PersistenceError/Code/objectInWrongContext`` for an
+    ///   object of another context.
+    final func relatedObject(_ value: Any, for relationship: RelationshipDescription) throws -> ManagedObject {
+        guard let object = asModelObject(value) as? ManagedObject,
+              let destination = relationship.destinationEntity, object.entity.isKindOf(entity: destination)
+        else {
+            throw mismatch(relationship, expected: relationship.destinationEntity?.managedObjectClass ?? ManagedObject.self, value: value)
+        }
+        if let context = managedObjectContext, let other = object.managedObjectContext, context !== other {
+            throw PersistenceError(
+                .objectInWrongContext,
+                message: "cannot relate \(entity.name).\(relationship.name) to an object of another context",
+                objectID: object.objectID)
+        }
+        return object
+    }
+
+    private func mismatch(_ property: PropertyDescription, expected: Any.Type, value: Any) -> KeyValueCodingError {
+        KeyValueCodingError(
+            .typeMismatch, key: property.name, className: String(reflecting: type(of: self)),
+            message: "\(entity.name).\(property.name) expects \(expected), not \(type(of: value)) (\(value))")
+    }
+
+    /// Converts `value` to the attribute's value type without loss; nil when it cannot.
+    static func convert(_ value: Any, to attribute: AttributeDescription) -> Any? {
+        switch attribute.attributeType {
+        case .integer16: return convertKeyValue(value, to: Int16.self)
+        case .integer32: return convertKeyValue(value, to: Int32.self)
+        case .integer64: return convertKeyValue(value, to: Int64.self)
+        case .double: return convertKeyValue(value, to: Double.self)
+        case .float: return convertKeyValue(value, to: Float.self)
+        case .decimal:
+            if let decimal = convertKeyValue(value, to: Decimal.self) { return decimal }
+            if let integer = convertKeyValue(value, to: Int64.self) { return Decimal(integer) }
+            return convertKeyValue(value, to: Double.self).map { Decimal($0) }
+        case .string: return convertKeyValue(value, to: String.self)
+        case .boolean: return convertKeyValue(value, to: Bool.self)
+        case .date: return convertKeyValue(value, to: Date.self)
+        case .binaryData: return convertKeyValue(value, to: Data.self) ?? (value as? [UInt8]).map { Data($0) }
+        case .uuid: return convertKeyValue(value, to: UUID.self)
+        case .uri: return convertKeyValue(value, to: URL.self)
+        default: return value
+        }
+    }
+
+    /// A short description of a stored value for ``description``.
+    static func describe(_ value: Any?, property: PropertyDescription) -> String {
+        guard let value else { return "nil" }
+        if let relationship = property as? RelationshipDescription {
+            if relationship.isToMany {
+                let objects = (value as? [ManagedObject]) ?? (value as? Set<ManagedObject>).map(Array.init) ?? []
+                return "<\(objects.count) object\(objects.count == 1 ? "" : "s")>"
+            }
+            return (value as? ManagedObject).map { "\($0.objectID)" } ?? "nil"
+        }
+        if let string = value as? String { return "\"\(string)\"" }
+        return "\(value)"
+    }
+
+    // MARK: - State
+
+    /// Whether the object was inserted into its context and not yet saved.
+    ///
+    /// Corresponds to `NSManagedObject.isInserted`.
+    public final var isInserted: Bool { flags.contains(.inserted) }
+
+    /// Whether the object has unsaved changes (and was neither inserted nor deleted since the
+    /// last save).
+    ///
+    /// Corresponds to `NSManagedObject.isUpdated`.
+    public final var isUpdated: Bool { flags.contains(.updated) }
+
+    /// Whether the object will be deleted by the next save.
+    ///
+    /// Corresponds to `NSManagedObject.isDeleted`.
+    public final var isDeleted: Bool { flags.contains(.deleted) }
+
+    /// Whether the object is a fault: its values are not loaded; reading one loads them.
+    ///
+    /// Corresponds to `NSManagedObject.isFault`.
+    public final var isFault: Bool { flags.contains(.fault) }
+
+    /// Whether the object has changes not yet saved: inserted, deleted, or updated.
+    ///
+    /// Corresponds to `NSManagedObject.hasChanges`.
+    public final var hasChanges: Bool { !flags.isDisjoint(with: [.inserted, .updated, .deleted]) }
+
+    /// Whether the persistent values differ from those last read or saved.
+    ///
+    /// Corresponds to `NSManagedObject.hasPersistentChangedValues`.
+    public final var hasPersistentChangedValues: Bool { !changedValues().isEmpty }
+
+    /// Whether the relationship named `key` is not loaded yet; never fires a fault.
+    ///
+    /// An object that is itself a fault has faults for all its relationships.
+    ///
+    /// Corresponds to `-[NSManagedObject hasFaultForRelationshipNamed:]`.
+    public final func hasFault(forRelationshipNamed key: String) -> Bool {
+        guard let relationship = entity.relationshipsByName[key] else { return false }
+        if isFault { return true }
+        return values[relationship.index] is RelationshipFault
+    }
+
+    // MARK: - Access notifications and faults
+
+    /// Announces a read of `key`; fires the object's fault if it is one. `nil` fires the fault
+    /// without naming a key.
+    ///
+    /// A fault whose record is gone cannot fire here (the method does not throw): the object
+    /// then reads as empty; the throwing accessors (``fireFault()``, key-value coding) report it.
+    ///
+    /// Corresponds to `-[NSManagedObject willAccessValueForKey:]`.
+    public final func willAccessValue(forKey key: String?) {
+        if isFault { try? fireFaultIfNeeded() }
+    }
+
+    /// Ends a read announced by ``willAccessValue(forKey:)``.
+    ///
+    /// Corresponds to `-[NSManagedObject didAccessValueForKey:]`.
+    public final func didAccessValue(forKey key: String?) {}
+
+    /// Loads the object's values if it is a fault.
+    ///
+    /// - Throws: ``PersistenceError/Code/objectNotFound`` when its record was deleted (by
+    ///   another context, or another process).
+    public final func fireFault() throws {
+        try fireFaultIfNeeded()
+    }
+
+    @inline(__always)
+    final func fireFaultIfNeeded() throws {
+        guard flags.contains(.fault) else { return }
+        try fulfillFault()
+    }
+
+    private func fulfillFault() throws {
+        guard let context = managedObjectContext else {
+            throw PersistenceError(
+                .objectNotFound, message: "the fault for \(objectID) has no context to load it from",
+                objectID: objectID)
+        }
+        try context.fulfillFault(of: self)
+    }
+}
+
+/// Stands in a relationship's storage slot while the related objects are not loaded.
+struct RelationshipFault {}

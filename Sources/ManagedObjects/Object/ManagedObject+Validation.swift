@@ -1,0 +1,121 @@
+import Foundation
+import ModelObjects
+
+// Validation against the model: mandatory values, bounds, lengths, patterns, relationship
+// counts and deny delete rules, with Core Data's error codes.
+
+extension ManagedObject {
+    /// Checks `value` against the model's constraints for `property`.
+    ///
+    /// - Throws: ``ValidationError`` with the code of the first constraint it breaks.
+    final func validateModelConstraints(of property: PropertyDescription, value: Any?) throws {
+        let key = property.name
+        func failure(_ code: ValidationError.Code, _ message: String) -> ValidationError {
+            ValidationError(code, key: key, value: value, object: self, message: "\(entity.name).\(key): \(message)")
+        }
+        if let relationship = property as? RelationshipDescription {
+            if relationship.isToMany {
+                let count = Self.objects(inCollection: value).count
+                if count == 0 && !relationship.isOptional {
+                    throw failure(.missingMandatoryProperty, "at least one related object is required")
+                }
+                if count > 0 || !relationship.isOptional {
+                    if relationship.minCount > 0 && count < relationship.minCount {
+                        throw failure(.relationshipLacksMinimumCount, "\(count) related objects, at least \(relationship.minCount) required")
+                    }
+                    if relationship.maxCount > 0 && count > relationship.maxCount {
+                        throw failure(.relationshipExceedsMaximumCount, "\(count) related objects, at most \(relationship.maxCount) allowed")
+                    }
+                }
+            } else if value == nil && !relationship.isOptional {
+                throw failure(.missingMandatoryProperty, "a related object is required")
+            }
+            return
+        }
+        guard let attribute = property as? AttributeDescription else { return }
+        guard let value, !isNull(value) else {
+            if !attribute.isOptional { throw failure(.missingMandatoryProperty, "a value is required") }
+            return
+        }
+        let type = attribute.attributeType
+        let converted = Self.convert(value, to: attribute)
+        if let minimum = attribute.minimumValue, let converted, Self.compare(converted, minimum, as: type) == .orderedAscending {
+            throw failure(
+                type == .date ? .dateTooSoon : .numberTooSmall, "\(value) is less than the minimum \(minimum)")
+        }
+        if let maximum = attribute.maximumValue, let converted, Self.compare(converted, maximum, as: type) == .orderedDescending {
+            throw failure(
+                type == .date ? .dateTooLate : .numberTooLarge, "\(value) is greater than the maximum \(maximum)")
+        }
+        let length: Int? = (value as? String).map(\.count) ?? (value as? Data).map(\.count)
+        if let length {
+            if let minimum = attribute.minimumLength, length < minimum {
+                throw failure(.stringTooShort, "length \(length) is less than the minimum \(minimum)")
+            }
+            if let maximum = attribute.maximumLength, length > maximum {
+                throw failure(.stringTooLong, "length \(length) is greater than the maximum \(maximum)")
+            }
+        }
+        if let pattern = attribute.regularExpression, let string = value as? String {
+            let expression = try? NSRegularExpression(pattern: "^(?:\(pattern))$")
+            let range = NSRange(string.startIndex..., in: string)
+            if expression?.firstMatch(in: string, range: range) == nil {
+                throw failure(.stringPatternMatching, "\"\(string)\" does not match \(pattern)")
+            }
+        }
+    }
+
+    /// Orders two values of an attribute type: numbers and dates; nil for other types.
+    static func compare(_ lhs: Any, _ rhs: Any, as type: AttributeType) -> ComparisonResult? {
+        func order<T: Comparable>(_ a: T?, _ b: T?) -> ComparisonResult? {
+            guard let a, let b else { return nil }
+            return a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame
+        }
+        switch type {
+        case .integer16, .integer32, .integer64:
+            return order(convertKeyValue(lhs, to: Int64.self), convertKeyValue(rhs, to: Int64.self))
+        case .double, .float: return order(convertKeyValue(lhs, to: Double.self), convertKeyValue(rhs, to: Double.self))
+        case .decimal: return order(convertKeyValue(lhs, to: Decimal.self), convertKeyValue(rhs, to: Decimal.self))
+        case .date: return order(lhs as? Date, rhs as? Date)
+        default: return nil
+        }
+    }
+
+    /// Runs ``ModelObject/validateValue(_:forKey:)`` on every modeled persistent property and
+    /// the class's declared properties, collecting every failure.
+    final func validateAllModeledProperties() throws {
+        var errors: [any Error] = []
+        try? fireFaultIfNeeded()
+        for property in entity.properties where !property.isTransient {
+            var value: Any? = values.indices.contains(property.index) ? values[property.index] : nil
+            if property is AttributeDescription { value = (try? primitiveValue(forKey: property.name)) ?? value }
+            do { try validateValue(&value, forKey: property.name) } catch { errors.append(error) }
+        }
+        for key in declaredKeys where entity.propertiesByName[key] == nil {
+            do {
+                var value = try self.value(forKey: key)
+                try validateValue(&value, forKey: key)
+            } catch {
+                errors.append(error)
+            }
+        }
+        if let error = ValidationError.combining(errors) { throw error }
+    }
+
+    /// Fails when a relationship with the deny rule still has related objects.
+    final func validateDeleteRules() throws {
+        var errors: [any Error] = []
+        for relationship in entity.relationships where relationship.deleteRule == .deny {
+            let value = values.indices.contains(relationship.index) ? values[relationship.index] : nil
+            let count = relationship.isToMany ? Self.objects(inCollection: value).count : (value == nil ? 0 : 1)
+            if count > 0 {
+                errors.append(
+                    ValidationError(
+                        .relationshipDeniedDelete, key: relationship.name, object: self,
+                        message: "\(entity.name).\(relationship.name): cannot delete while \(count) related object"
+                            + (count == 1 ? " exists" : "s exist") + " (deny rule)"))
+            }
+        }
+        if let error = ValidationError.combining(errors) { throw error }
+    }
+}

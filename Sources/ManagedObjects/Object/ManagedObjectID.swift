@@ -1,0 +1,84 @@
+import Foundation
+
+/// The identity of a managed object's record, the same in every context: what crosses threads
+/// and tasks where objects cannot.
+///
+/// An object inserted into a context gets a temporary ID; its first save replaces it with a
+/// permanent one that names the store and the row. IDs are values: compare them, hash them,
+/// send them anywhere, and turn them back into objects with
+/// ``ManagedObjectContext/object(with:)`` in the context of your own isolation domain.
+///
+/// Corresponds to Core Data's `NSManagedObjectID`; differences: a `Sendable` value type, and
+/// equality compares the entity by name.
+public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
+    enum Key: Hashable, Sendable {
+        case temporary(UUID)
+        case permanent(storeIdentifier: String, primaryKey: Int64)
+    }
+
+    /// The entity of the object.
+    ///
+    /// Corresponds to Core Data's `NSManagedObjectID.entity`.
+    public let entity: EntityDescription
+    let key: Key
+
+    init(entity: EntityDescription, key: Key) {
+        self.entity = entity
+        self.key = key
+    }
+
+    /// A new temporary ID for an object of `entity`.
+    static func temporary(for entity: EntityDescription) -> ManagedObjectID {
+        ManagedObjectID(entity: entity, key: .temporary(UUID()))
+    }
+
+    /// Whether the ID is temporary: the object has not been saved yet.
+    ///
+    /// Corresponds to Core Data's `NSManagedObjectID.isTemporaryID`.
+    public var isTemporaryID: Bool {
+        if case .temporary = key { return true }
+        return false
+    }
+
+    /// The identifier of the store that holds the record; nil for a temporary ID.
+    ///
+    /// Corresponds to the identifier of Core Data's `NSManagedObjectID.persistentStore`.
+    public var storeIdentifier: String? {
+        if case .permanent(let store, _) = key { return store }
+        return nil
+    }
+
+    /// The row's primary key in its store; nil for a temporary ID.
+    public var primaryKey: Int64? {
+        if case .permanent(_, let primaryKey) = key { return primaryKey }
+        return nil
+    }
+
+    /// An archivable URI for the ID: `x-coredata://<store>/<Entity>/p<key>` for a permanent ID,
+    /// `x-coredata:///<Entity>/t<UUID>` for a temporary one.
+    /// ``PersistentStoreCoordinator/managedObjectID(forURIRepresentation:)`` reads it back.
+    ///
+    /// Corresponds to Core Data's `NSManagedObjectID.uriRepresentation()`.
+    public func uriRepresentation() -> URL {
+        let text: String
+        switch key {
+        case .temporary(let uuid): text = "x-coredata:///\(entity.name)/t\(uuid.uuidString)"
+        case .permanent(let store, let primaryKey): text = "x-coredata://\(store)/\(entity.name)/p\(primaryKey)"
+        }
+        return URL(string: text) ?? URL(fileURLWithPath: "/")
+    }
+
+    /// The URI representation as text.
+    public var description: String { uriRepresentation().absoluteString }
+
+    /// Whether two IDs name the same record: same entity name and the same key.
+    public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
+        lhs.key == rhs.key && lhs.entity.name == rhs.entity.name
+    }
+
+    /// Hashes the entity name and the key.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(entity.name)
+    }
+}

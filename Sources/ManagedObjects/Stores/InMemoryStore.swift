@@ -1,0 +1,68 @@
+import Foundation
+import Synchronization
+
+/// A store that keeps its records in memory, for tests, caches and scratch graphs.
+///
+/// Corresponds to Core Data's `NSInMemoryStoreType`.
+public final class InMemoryStore: PersistentStore {
+    private struct State {
+        var records: [ManagedObjectID: StoreRecord] = [:]
+        var nextPrimaryKey: Int64 = 1
+    }
+
+    /// The store's unique identifier.
+    public let identifier: String
+    /// ``PersistentStoreType/inMemory``.
+    public var type: PersistentStoreType { .inMemory }
+    /// Nil: the store has no file.
+    public var url: URL? { nil }
+    private let state = Mutex(State())
+
+    /// Creates an empty store.
+    public init(identifier: String = UUID().uuidString) {
+        self.identifier = identifier
+    }
+
+    /// Reserves `count` keys; keys are unique in the store across entities.
+    public func newPrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64] {
+        state.withLock { state in
+            let first = state.nextPrimaryKey
+            state.nextPrimaryKey += Int64(count)
+            return Array(first..<(first + Int64(count)))
+        }
+    }
+
+    /// The record for `objectID`.
+    public func record(for objectID: ManagedObjectID) throws -> StoreRecord? {
+        state.withLock { $0.records[objectID] }
+    }
+
+    /// The records of `entity`, in primary-key order.
+    public func records(of entity: EntityDescription, includesSubentities: Bool) throws -> [StoreRecord] {
+        let matching = state.withLock { state in
+            state.records.values.filter { record in
+                let recordEntity = record.objectID.entity
+                return includesSubentities ? recordEntity.isKindOf(entity: entity) : recordEntity.name == entity.name
+            }
+        }
+        return matching.sorted { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
+    }
+
+    /// The versions of the records that exist.
+    public func versions(of objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: Int64] {
+        state.withLock { state in
+            var versions: [ManagedObjectID: Int64] = [:]
+            for id in objectIDs { if let record = state.records[id] { versions[id] = record.version } }
+            return versions
+        }
+    }
+
+    /// Writes the save; cannot fail halfway.
+    public func apply(_ changes: SaveChanges) throws {
+        state.withLock { state in
+            for record in changes.inserted { state.records[record.objectID] = record }
+            for record in changes.updated { state.records[record.objectID] = record }
+            for id in changes.deleted { state.records[id] = nil }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// A store of records behind a ``PersistentStoreCoordinator``: what contexts save to and load
+/// faults from. Adopt it to plug in a new kind of store.
+///
+/// A store is shared by every context of its coordinator, from any thread: implementations
+/// protect their state with a lock. The coordinator serializes saves, so ``versions(of:)``
+/// followed by ``apply(_:)`` in one save sees no other save in between.
+///
+/// Corresponds to Core Data's `NSPersistentStore` with the `NSIncrementalStore` methods;
+/// differences: a protocol over typed records.
+public protocol PersistentStore: AnyObject, Sendable {
+    /// The store's unique identifier, part of every permanent object ID it issues.
+    ///
+    /// Corresponds to `NSPersistentStore.identifier`.
+    var identifier: String { get }
+    /// The kind of store.
+    ///
+    /// Corresponds to `NSPersistentStore.type`.
+    var type: PersistentStoreType { get }
+    /// Where the store keeps its data; nil for the in-memory store.
+    ///
+    /// Corresponds to `NSPersistentStore.url`.
+    var url: URL? { get }
+
+    /// Reserves `count` new primary keys for records of `entity`.
+    ///
+    /// - Throws: ``PersistenceError`` when the store cannot be read.
+    ///
+    /// Corresponds to `-[NSIncrementalStore obtainPermanentIDsForObjects:error:]`.
+    func newPrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64]
+
+    /// The record for `objectID`, or nil when there is none.
+    ///
+    /// - Throws: ``PersistenceError`` when the store cannot be read.
+    ///
+    /// Corresponds to `-[NSIncrementalStore newValuesForObjectWithID:withContext:error:]`.
+    func record(for objectID: ManagedObjectID) throws -> StoreRecord?
+
+    /// Every record of `entity` (and of its subentities when `includesSubentities`).
+    ///
+    /// - Throws: ``PersistenceError`` when the store cannot be read.
+    func records(of entity: EntityDescription, includesSubentities: Bool) throws -> [StoreRecord]
+
+    /// The current version of each record that exists among `objectIDs`.
+    ///
+    /// - Throws: ``PersistenceError`` when the store cannot be read.
+    func versions(of objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: Int64]
+
+    /// Writes a save, all or nothing.
+    ///
+    /// - Throws: ``PersistenceError/Code/saveFailed`` (nothing is written).
+    ///
+    /// Corresponds to `-[NSIncrementalStore executeRequest:withContext:error:]` with a save request.
+    func apply(_ changes: SaveChanges) throws
+}
+
+/// The kind of a persistent store, chosen when it is added to a coordinator.
+///
+/// Corresponds to Core Data's `NSPersistentStore.StoreType`.
+public struct PersistentStoreType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The name of the kind.
+    public var rawValue: String
+    /// Creates a kind from its name.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Records in memory, gone with the process.
+    ///
+    /// Corresponds to `NSInMemoryStoreType`.
+    public static let inMemory = PersistentStoreType(rawValue: "InMemory")
+    /// A SQLite database file.
+    ///
+    /// Corresponds to `NSSQLiteStoreType`.
+    public static let sqlite = PersistentStoreType(rawValue: "SQLite")
+    /// A whole-file store written atomically.
+    ///
+    /// Corresponds to `NSBinaryStoreType`.
+    public static let binary = PersistentStoreType(rawValue: "Binary")
+
+    /// The name.
+    public var description: String { rawValue }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Synchronization
+
+/// Connects contexts to the stores of one model: the place a second context is made from, and
+/// the one that serializes saves.
+///
+/// ```swift
+/// let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+/// try coordinator.addPersistentStore(type: .inMemory)
+/// let context = ManagedObjectContext(coordinator: coordinator)
+/// let background = ManagedObjectContext(coordinator: coordinator)   // in another task
+/// ```
+///
+/// A coordinator is `Sendable`: share it between tasks, and give each task its own context.
+///
+/// Corresponds to Core Data's `NSPersistentStoreCoordinator`; differences: stores of the
+/// coordinator's model only, one store per save (the first store).
+public final class PersistentStoreCoordinator: Sendable {
+    /// The model of every object the coordinator's stores hold.
+    ///
+    /// Corresponds to `NSPersistentStoreCoordinator.managedObjectModel`.
+    public let managedObjectModel: ManagedObjectModel
+    private let stores = Mutex<[any PersistentStore]>([])
+    /// Held for the whole of a save, so that conflict checks and writes of two contexts never
+    /// interleave.
+    private let saveLock = Mutex(())
+
+    /// Creates a coordinator with no store.
+    ///
+    /// Corresponds to `NSPersistentStoreCoordinator(managedObjectModel:)`.
+    public init(managedObjectModel: ManagedObjectModel) {
+        self.managedObjectModel = managedObjectModel
+    }
+
+    /// The stores, in the order they were added.
+    ///
+    /// Corresponds to `NSPersistentStoreCoordinator.persistentStores`.
+    public var persistentStores: [any PersistentStore] {
+        stores.withLock { $0 }
+    }
+
+    /// Adds a store of the given kind.
+    ///
+    /// - Parameters:
+    ///   - type: The kind of store.
+    ///   - url: The store's file, for kinds that have one.
+    /// - Returns: The store.
+    /// - Throws: ``PersistenceError/Code/invalidStore`` for a kind this build cannot open.
+    ///
+    /// Corresponds to `-[NSPersistentStoreCoordinator addPersistentStoreWithType:configuration:URL:options:error:]`.
+    @discardableResult
+    public func addPersistentStore(type: PersistentStoreType, at url: URL? = nil) throws -> any PersistentStore {
+        switch type {
+        case .inMemory:
+            let store = InMemoryStore()
+            addPersistentStore(store)
+            return store
+        default:
+            throw PersistenceError(.invalidStore, message: "no store of type \(type) is available")
+        }
+    }
+
+    /// Adds a store you made.
+    public func addPersistentStore(_ store: any PersistentStore) {
+        stores.withLock { $0.append(store) }
+    }
+
+    /// The store that holds records of `objectID`, or nil.
+    func store(for objectID: ManagedObjectID) -> (any PersistentStore)? {
+        stores.withLock { stores in
+            guard let identifier = objectID.storeIdentifier else { return stores.first }
+            return stores.first { $0.identifier == identifier }
+        }
+    }
+
+    /// The store new objects are saved to.
+    ///
+    /// - Throws: ``PersistenceError/Code/noPersistentStore``.
+    func storeForNewObjects() throws -> any PersistentStore {
+        guard let store = stores.withLock({ $0.first }) else {
+            throw PersistenceError(.noPersistentStore, message: "the coordinator has no persistent store")
+        }
+        return store
+    }
+
+    /// Runs `body` with no other save of this coordinator running.
+    func performSave<Result>(_ body: () throws -> Result) rethrows -> Result {
+        try saveLock.withLock { _ in try body() }
+    }
+
+    /// The object ID named by a URI from ``ManagedObjectID/uriRepresentation()``, or nil when
+    /// the URI names no entity of the model or no store of the coordinator.
+    ///
+    /// Corresponds to `-[NSPersistentStoreCoordinator managedObjectIDForURIRepresentation:]`.
+    public func managedObjectID(forURIRepresentation uri: URL) -> ManagedObjectID? {
+        guard uri.scheme == "x-coredata" else { return nil }
+        let parts = uri.path.split(separator: "/")
+        guard parts.count == 2, let entity = managedObjectModel.entity(named: String(parts[0])) else { return nil }
+        let key = parts[1]
+        if key.first == "t", let uuid = UUID(uuidString: String(key.dropFirst())), (uri.host ?? "").isEmpty {
+            return ManagedObjectID(entity: entity, key: .temporary(uuid))
+        }
+        guard key.first == "p", let primaryKey = Int64(key.dropFirst()), let host = uri.host,
+              stores.withLock({ $0.contains { $0.identifier == host } })
+        else { return nil }
+        return ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: host, primaryKey: primaryKey))
+    }
+}

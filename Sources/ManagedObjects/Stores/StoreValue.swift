@@ -1,0 +1,97 @@
+import Foundation
+
+/// A property value as a store holds it: a typed attribute value, or object IDs for
+/// relationships.
+///
+/// Stores see only these values, never managed objects, so records cross threads freely.
+///
+/// Corresponds to the values Core Data's `NSIncrementalStoreNode` holds; differences: a typed
+/// enumeration instead of `Any`.
+public enum StoreValue: Hashable, Sendable, CustomStringConvertible {
+    /// No value.
+    case null
+    /// An `integer16`, `integer32` or `integer64` value.
+    case integer(Int64)
+    /// A `double` or `float` value.
+    case double(Double)
+    /// A `decimal` value, kept without loss.
+    case decimal(Decimal)
+    /// A `string` value.
+    case string(String)
+    /// A `boolean` value.
+    case boolean(Bool)
+    /// A `date` value.
+    case date(Date)
+    /// A `binaryData` value, or a `transformable` value as its transformer wrote it.
+    case data(Data)
+    /// A `uuid` value.
+    case uuid(UUID)
+    /// A `uri` value.
+    case uri(URL)
+    /// A to-one relationship: the related object, or nil.
+    case toOne(ManagedObjectID?)
+    /// A to-many relationship: the related objects, in order for ordered relationships.
+    case toMany([ManagedObjectID])
+
+    /// The value as text, for descriptions and messages.
+    public var description: String {
+        switch self {
+        case .null: "nil"
+        case .integer(let value): "\(value)"
+        case .double(let value): "\(value)"
+        case .decimal(let value): "\(value)"
+        case .string(let value): "\"\(value)\""
+        case .boolean(let value): "\(value)"
+        case .date(let value): "\(value)"
+        case .data(let value): "<\(value.count) bytes>"
+        case .uuid(let value): value.uuidString
+        case .uri(let value): value.absoluteString
+        case .toOne(let id): id.map { "\($0)" } ?? "nil"
+        case .toMany(let ids): "<\(ids.count) objects>"
+        }
+    }
+}
+
+/// One record of a store: the object's ID, its version (incremented by every save that writes
+/// it, for optimistic locking) and its persistent values by property index.
+///
+/// Corresponds to Core Data's `NSIncrementalStoreNode`.
+public struct StoreRecord: Sendable {
+    /// The record's object ID (permanent).
+    public var objectID: ManagedObjectID
+    /// The version of the record: 1 after its first save, one more after each save that
+    /// changes it.
+    public var version: Int64
+    /// The values, indexed like the entity's ``EntityDescription/properties``; transient
+    /// properties hold ``StoreValue/null``.
+    public var values: [StoreValue]
+
+    /// Creates a record.
+    public init(objectID: ManagedObjectID, version: Int64, values: [StoreValue]) {
+        self.objectID = objectID
+        self.version = version
+        self.values = values
+    }
+}
+
+/// What one save asks a store to do, all or nothing.
+///
+/// Corresponds to Core Data's `NSSaveChangesRequest`.
+public struct SaveChanges: Sendable {
+    /// New records (version 1).
+    public var inserted: [StoreRecord] = []
+    /// Changed records, with the version they will have; `expectedVersions` holds the one the
+    /// context read.
+    public var updated: [StoreRecord] = []
+    /// Records to delete.
+    public var deleted: [ManagedObjectID] = []
+    /// For each updated or deleted record, the version the saving context read: a store whose
+    /// record has another version reports a conflict.
+    public var expectedVersions: [ManagedObjectID: Int64] = [:]
+
+    /// An empty request.
+    public init() {}
+
+    /// Whether there is nothing to do.
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
