@@ -106,7 +106,8 @@ extension ManagedObject {
         let property = entity.properties[index]
         let stored: Any?
         do {
-            stored = try storedValue(newValue as Any?, for: property)
+            let value: Any? = (newValue as? any FlattenableOptional).map { $0.flattenedValue } ?? newValue
+            stored = try storedValue(value, for: property)
         } catch {
             preconditionFailure("@Managed var \(property.name) of \(entity.name): \(error)")
         }
@@ -114,6 +115,18 @@ extension ManagedObject {
         willChangeValue(forKey: property.name)
         values[index] = stored
         didChangeValue(forKey: property.name)
+    }
+}
+
+/// Lets generic code see through `Optional`, so that a nil `Value?` is stored as nil.
+protocol FlattenableOptional {
+    var flattenedValue: Any? { get }
+}
+
+extension Optional: FlattenableOptional {
+    var flattenedValue: Any? {
+        guard case .some(let wrapped) = self else { return nil }
+        return (wrapped as? any FlattenableOptional).map { $0.flattenedValue } ?? wrapped
     }
 }
 
