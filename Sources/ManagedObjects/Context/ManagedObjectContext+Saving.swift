@@ -303,7 +303,7 @@ extension ManagedObjectContext {
         }
         for object in outcome.savedInserted + outcome.savedUpdated {
             object.flags.remove([.inserted, .updated])
-            object.snapshot = object.values
+            object.snapshot = object.currentSnapshot()
             object.snapshotVersion = outcome.versions[ObjectIdentifier(object)] ?? object.snapshotVersion + 1
         }
         for object in outcome.savedUpdated { updatedIDs.insert(object.objectID) }

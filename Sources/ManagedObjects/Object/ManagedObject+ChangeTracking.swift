@@ -287,7 +287,8 @@ extension ManagedObject {
         guard !isFault else { return [:] }
         var changes: [String: Any] = [:]
         for property in entity.properties where !property.isTransient {
-            let current = values[property.index]
+            let current = property is AttributeDescription
+                ? (try? primitiveValue(forKey: property.name)) ?? nil : values[property.index]
             if current is RelationshipFault { continue }
             if let snapshot {
                 if !Self.storedValuesEqual(current, snapshot[property.index]) {
@@ -315,6 +316,16 @@ extension ManagedObject {
             committed[property.name] = value ?? NSNull()
         }
         return committed
+    }
+
+    /// The values to remember as committed: the storage, with attributes read through
+    /// ``primitiveValue(forKey:)`` so that classes keeping one in their own property are seen.
+    final func currentSnapshot() -> ContiguousArray<Any?> {
+        var snapshot = values
+        for attribute in entity.attributes where !attribute.isTransient {
+            if let value = try? primitiveValue(forKey: attribute.name) { snapshot[attribute.index] = value }
+        }
+        return snapshot
     }
 
     /// Whether two stored values are equal: objects by identity, collections by their objects,
