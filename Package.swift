@@ -12,14 +12,14 @@ let package = Package(
     targets: [
         .target(name: "ModelObjects"),
         .target(name: "ManagedObjects", dependencies: ["ModelObjects"]),
-        .target(name: "SampleModels", dependencies: ["ModelObjects"]),
-        .executableTarget(name: "employees", dependencies: ["ModelObjects", "SampleModels"]),
+        .target(name: "SampleModels", dependencies: ["ModelObjects", "ManagedObjects"]),
+        .executableTarget(name: "employees", dependencies: ["ModelObjects", "ManagedObjects", "SampleModels"]),
         .executableTarget(name: "ArchiveFuzzer", dependencies: ["ModelObjects", "SampleModels"]),
         .testTarget(
             name: "ModelObjectsTests", dependencies: ["ModelObjects", "SampleModels"],
             resources: [.copy("Fixtures")]),
         .testTarget(
-            name: "ManagedObjectsTests", dependencies: ["ManagedObjects", "ModelObjects"],
+            name: "ManagedObjectsTests", dependencies: ["ManagedObjects", "ModelObjects", "SampleModels"],
             resources: [.copy("Fixtures")]),
     ]
 )

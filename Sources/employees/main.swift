@@ -1,9 +1,11 @@
 // The Employee/Department demo: `swift run employees`.
 //
 // It walks through the library on the sample models: key-value coding, key-value observing,
-// validation, archiving and copying.
+// validation, archiving and copying; then managed objects in a context: inserts, inverse
+// relationships, an invalid change and its errors, a save, an undo.
 
 import Foundation
+import ManagedObjects
 import ModelObjects
 import SampleModels
 
@@ -109,6 +111,59 @@ do {
     let deep = engineering.deepCopy()
     show("deep copy copies employees", deep.employees.first !== engineering.employees.first)
     show("copied employees point at the copy", deep.employees.allSatisfy { $0.department === deep })
+
+    section("Managed objects")
+    let model = try SampleModel.makeModel()
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    try coordinator.addPersistentStore(type: .inMemory)
+    let context = ManagedObjectContext(coordinator: coordinator)
+    context.undoManager = ModelUndoManager()
+    let research = ManagedDepartment(context: context)
+    research.name = "Research"
+    let managedAda = ManagedEmployee(context: context)
+    managedAda.firstName = "Ada"
+    managedAda.lastName = "Lovelace"
+    managedAda.salary = 120_000
+    let managedGrace = try context.insertNewObject(forEntityName: "Employee")   // by entity name
+    try managedGrace.setValuesForKeys(["firstName": "Grace", "lastName": "Hopper", "salary": 135_000])
+    managedAda.department = research                        // the inverse follows at once
+    try research.mutableSetValue(forKey: "employees").insert(managedGrace)
+    show("research.employees", research.employees.map(\.fullName).sorted())
+    show("grace's department (inverse)", (try managedGrace.value(forKeyPath: "department.name")) ?? "nil")
+    show("research.totalSalary", research.totalSalary)
+    show("inserted objects", context.insertedObjects.count)
+    try context.save()
+    show("after save: ada's ID is temporary", managedAda.objectID.isTemporaryID)
+    show("ada's ID", managedAda.objectID)
+
+    managedAda.salary = -1                                  // below the model's minimum
+    managedAda.age = 12
+    managedAda.hasDriversLicense = true
+    do {
+        try context.save()
+    } catch let error as ValidationError {
+        print("  save() refused, \(error.failures.count) problems (code \(error.code.rawValue)):")
+        for failure in error.failures { print("   - [\(failure.code.rawValue)] \(failure.message)") }
+    }
+    context.rollback()
+    show("after rollback: ada's salary", managedAda.salary)
+
+    context.undoManager?.removeAllActions()
+    managedAda.department = nil
+    context.undoManager?.setActionName("Remove from Department")
+    context.processPendingChanges()                         // closes the undo group
+    show("research.employees after the change", research.employees.map(\.fullName).sorted())
+    show("undo menu title", context.undoManager?.undoMenuItemTitle ?? "")
+    try context.undoManager?.undo()
+    show("research.employees after undo", research.employees.map(\.fullName).sorted())
+    show("ada's department after undo", managedAda.department?.name ?? "nil")
+    try context.save()
+
+    context.delete(research)                                // cascades to the employees
+    context.processPendingChanges()
+    show("deleted objects (cascade)", context.deletedObjects.count)
+    try context.save()
+    show("registered objects after saving the delete", context.registeredObjects.count)
 } catch {
     print("error: \(error)")
     exit(1)
