@@ -21,6 +21,7 @@ let package = Package(
                 "PlainModels",
                 .product(name: "SampleModels", package: "ModelObjects"),
                 .product(name: "ModelObjects", package: "ModelObjects"),
+                .product(name: "ManagedObjects", package: "ModelObjects"),
             ]),
     ]
 )

@@ -68,4 +68,7 @@ for group in groups {
 if !profiling && (filters.isEmpty || filters.contains { "archiving".localizedCaseInsensitiveContains($0) }) {
     ArchivingBenchmarks.report()
 }
+if !profiling && (filters.isEmpty || filters.contains { "managed".localizedCaseInsensitiveContains($0) }) {
+    ManagedObjectBenchmarks.report()
+}
 print(String(format: "Total time: %.1f s", Double(now() - started) / 1e9))

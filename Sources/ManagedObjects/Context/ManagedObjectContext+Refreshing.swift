@@ -100,7 +100,7 @@ extension ManagedObjectContext {
     /// Corresponds to `-[NSManagedObjectContext reset]`.
     public func reset() {
         for object in registered.values {
-            object.managedObjectContext = nil
+            object.context = nil
             object.flags.remove([.inserted, .updated, .deleted])
         }
         registered = [:]

@@ -76,6 +76,11 @@ public final class ManagedObjectContext {
         self.notificationCenter = notificationCenter
     }
 
+    deinit {
+        for object in registered.values { object.context = nil }
+        for object in inserted { object.context = nil }
+    }
+
     // MARK: - Registered objects
 
     /// Inserts a new object of the entity named `entityName` and returns it.
@@ -202,13 +207,13 @@ public final class ManagedObjectContext {
     }
 
     func register(_ object: ManagedObject) {
-        object.managedObjectContext = self
+        object.context = self
         registered[object.objectID] = object
     }
 
     func unregister(_ object: ManagedObject) {
         if registered[object.objectID] === object { registered[object.objectID] = nil }
-        object.managedObjectContext = nil
+        object.context = nil
     }
 
     // MARK: - Faults

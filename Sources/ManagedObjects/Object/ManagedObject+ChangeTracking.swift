@@ -36,20 +36,17 @@ extension ManagedObject {
         var pending = PendingManagedChange(
             key: key, property: property, oldValue: nil, removed: [], added: [], insertedIndexes: nil, isWhole: false)
         if let relationship = property as? RelationshipDescription, relationship.isToMany {
-            let current = toManyObjects(at: relationship.index)
             switch change {
             case .setting, .setMutation(.set, _):
                 pending.oldValue = values[relationship.index]
                 pending.isWhole = true
             case .setMutation(.union, let objects):
-                let present = Set(current.map(ObjectIdentifier.init))
-                pending.added = Self.managedObjects(in: objects).filter { !present.contains(ObjectIdentifier($0)) }
+                pending.added = Self.managedObjects(in: objects).filter { !toManyContains($0, at: relationship.index) }
             case .setMutation(.minus, let objects):
-                let present = Set(current.map(ObjectIdentifier.init))
-                pending.removed = Self.managedObjects(in: objects).filter { present.contains(ObjectIdentifier($0)) }
+                pending.removed = Self.managedObjects(in: objects).filter { toManyContains($0, at: relationship.index) }
             case .setMutation(.intersect, let objects):
                 let kept = Set(Self.managedObjects(in: objects).map(ObjectIdentifier.init))
-                pending.removed = current.filter { !kept.contains(ObjectIdentifier($0)) }
+                pending.removed = toManyObjects(at: relationship.index).filter { !kept.contains(ObjectIdentifier($0)) }
             case .setMutation:
                 pending.oldValue = values[relationship.index]
                 pending.isWhole = true
@@ -58,8 +55,10 @@ extension ManagedObject {
                 case .insertion:
                     pending.insertedIndexes = indexes
                 case .removal:
+                    let current = toManyObjects(at: relationship.index)
                     pending.removed = indexes.filter { current.indices.contains($0) }.map { current[$0] }
                 case .replacement:
+                    let current = toManyObjects(at: relationship.index)
                     pending.removed = indexes.filter { current.indices.contains($0) }.map { current[$0] }
                     pending.insertedIndexes = indexes
                 default:
@@ -81,21 +80,35 @@ extension ManagedObject {
     /// in the context and registers its reversal with the undo manager.
     package func trackDidChange(forKey key: String) {
         guard let position = pendingChanges.lastIndex(where: { $0.key == key }) else { return }
-        let pending = pendingChanges.remove(at: position)
-        let reversal: ManagedChangeReversal
-        if let relationship = pending.property as? RelationshipDescription {
-            let (added, removed) = relationshipDelta(of: relationship, pending: pending)
-            if added.isEmpty && removed.isEmpty && !pending.isWhole { return }
-            if inverseMaintenanceDepth == 0, let inverse = relationship.inverseRelationship {
-                for target in removed { Self.unlink(target, through: inverse, from: self) }
-                for target in added { Self.link(target, through: inverse, to: self) }
-            }
-            reversal = pending.isWhole ? .value(pending.oldValue) : .toMany(added: added, removed: removed)
-        } else {
-            reversal = .value(pending.oldValue)
+        let pending = position == pendingChanges.count - 1 ? pendingChanges.removeLast() : pendingChanges.remove(at: position)
+        guard let relationship = pending.property as? RelationshipDescription else {
+            completeChange(of: pending.property, reversal: .value(pending.oldValue))
+            return
         }
-        guard changeRecordingDepth == 0, let context = managedObjectContext else { return }
-        context.recordChange(of: self, property: pending.property, reversal: reversal)
+        let (added, removed) = relationshipDelta(of: relationship, pending: pending)
+        if added.isEmpty && removed.isEmpty && !pending.isWhole { return }
+        completeRelationshipChange(
+            relationship, added: added, removed: removed,
+            reversal: pending.isWhole ? .value(pending.oldValue) : .toMany(added: added, removed: removed))
+    }
+
+    /// Keeps the inverses of a changed relationship, then records the change.
+    final func completeRelationshipChange(
+        _ relationship: RelationshipDescription, added: [ManagedObject], removed: [ManagedObject],
+        reversal: ManagedChangeReversal
+    ) {
+        if inverseMaintenanceDepth == 0, let inverse = relationship.inverseRelationship {
+            for target in removed { Self.unlink(target, through: inverse, from: self) }
+            for target in added { Self.link(target, through: inverse, to: self) }
+        }
+        completeChange(of: relationship, reversal: reversal)
+    }
+
+    /// Records a completed change in the context, which registers its reversal for undo.
+    @inline(__always)
+    final func completeChange(of property: PropertyDescription, reversal: @autoclosure () -> ManagedChangeReversal) {
+        guard changeRecordingDepth == 0, let context else { return }
+        context.recordChange(of: self, property: property, reversal: reversal())
     }
 
     /// The objects a completed relationship change added and removed.
@@ -127,6 +140,15 @@ extension ManagedObject {
         Self.objects(inCollection: values[index])
     }
 
+    /// Whether a to-many slot holds `object`: O(1) for sets, O(n) for ordered relationships.
+    final func toManyContains(_ object: ManagedObject, at index: Int) -> Bool {
+        switch values[index] {
+        case let set as Set<ManagedObject>: return set.contains(object)
+        case let array as [ManagedObject]: return array.contains { $0 === object }
+        default: return false
+        }
+    }
+
     static func objects(inCollection value: Any?) -> [ManagedObject] {
         if let array = value as? [ManagedObject] { return array }
         if let set = value as? Set<ManagedObject> { return Array(set) }
@@ -144,7 +166,7 @@ extension ManagedObject {
     static func link(_ target: ManagedObject, through inverse: RelationshipDescription, to owner: ManagedObject) {
         try? target.fireFaultIfNeeded()
         if inverse.isToMany {
-            if target.toManyObjects(at: inverse.index).contains(where: { $0 === owner }) { return }
+            if target.toManyContains(owner, at: inverse.index) { return }
             target.editToMany(inverse, adding: [owner], removing: [])
             return
         }
@@ -160,7 +182,7 @@ extension ManagedObject {
     static func unlink(_ target: ManagedObject, through inverse: RelationshipDescription, from owner: ManagedObject) {
         try? target.fireFaultIfNeeded()
         if inverse.isToMany {
-            guard target.toManyObjects(at: inverse.index).contains(where: { $0 === owner }) else { return }
+            guard target.toManyContains(owner, at: inverse.index) else { return }
             target.editToMany(inverse, adding: [], removing: [owner])
             return
         }
@@ -215,6 +237,14 @@ extension ManagedObject {
             for position in indexes.reversed() { array.remove(at: position) }
             values[index] = array
             didChange(.removal, valuesAt: indexes, forKey: key)
+        } else if observationState == nil && !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), forKey: key) {
+            // Nobody observes: edit and record directly, without building the notification's set.
+            var set = (values[index] as? Set<ManagedObject>) ?? []
+            values[index] = nil
+            let removed = objects.filter { set.remove($0) != nil }
+            values[index] = set
+            guard !removed.isEmpty else { return }
+            completeRelationshipChange(relationship, added: [], removed: removed, reversal: .toMany(added: [], removed: removed))
         } else {
             let objectSet = Set<AnyHashable>(objects.map { AnyHashable($0) })
             willChangeValue(forKey: key, withSetMutation: .minus, using: objectSet)
@@ -242,6 +272,13 @@ extension ManagedObject {
             array.insert(contentsOf: new, at: start)
             values[index] = array
             didChange(.insertion, valuesAt: indexes, forKey: key)
+        } else if observationState == nil && !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), forKey: key) {
+            var set = (values[index] as? Set<ManagedObject>) ?? []
+            values[index] = nil
+            let added = objects.filter { set.insert($0).inserted }
+            values[index] = set
+            guard !added.isEmpty else { return }
+            completeRelationshipChange(relationship, added: added, removed: [], reversal: .toMany(added: added, removed: []))
         } else {
             let objectSet = Set<AnyHashable>(objects.map { AnyHashable($0) })
             willChangeValue(forKey: key, withSetMutation: .union, using: objectSet)

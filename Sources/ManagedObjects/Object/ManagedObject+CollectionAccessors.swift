@@ -82,7 +82,12 @@ private func outOfRange(_ index: Int, _ key: String, _ object: ManagedObject) ->
 
 /// Which classes give their own collection accessors, cached per class and key.
 enum ManagedObjectCollectionAccessors {
-    private static let ownAccessors = Mutex<[String: Bool]>([:])
+    private struct CacheKey: Hashable {
+        var type: ObjectIdentifier
+        var key: String
+    }
+
+    private static let ownAccessors = Mutex<[CacheKey: Bool]>([:])
 
     static func make(unordered: CollectionAccessors, ordered: CollectionAccessors) -> CollectionAccessors? {
         .combined(unordered: unordered, ordered: ordered)
@@ -90,7 +95,7 @@ enum ManagedObjectCollectionAccessors {
 
     /// Whether `type` overrides `collectionAccessors(forKey:)` with its own accessors for `key`.
     static func classHasOwnAccessors(_ type: ManagedObject.Type, forKey key: String) -> Bool {
-        let cacheKey = "\(ObjectIdentifier(type).hashValue).\(key)"
+        let cacheKey = CacheKey(type: ObjectIdentifier(type), key: key)
         if let known = ownAccessors.withLock({ $0[cacheKey] }) { return known }
         let own = type.collectionAccessors(forKey: key).map { !$0.isFrameworkDefault } ?? false
         ownAccessors.withLock { $0[cacheKey] = own }

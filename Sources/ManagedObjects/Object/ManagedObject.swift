@@ -44,7 +44,11 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// saved, or once the context is gone.
     ///
     /// Corresponds to `NSManagedObject.managedObjectContext`.
-    public internal(set) final weak var managedObjectContext: ManagedObjectContext?
+    public final var managedObjectContext: ManagedObjectContext? { context }
+
+    /// The context, held without reference counting: the context clears it when it unregisters
+    /// the object, when it is reset and when it goes away, so it never dangles.
+    package final unowned(unsafe) var context: ManagedObjectContext?
 
     /// The values of the entity's properties, by property index; empty while a fault.
     package final var values: ContiguousArray<Any?>

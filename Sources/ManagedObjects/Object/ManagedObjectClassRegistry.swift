@@ -39,8 +39,9 @@ enum ManagedObjectClassRegistry {
 
     /// Whether some entity whose objects are of `type` (or a superclass) models `key`.
     static func models(_ key: String, in type: ManagedObject.Type) -> Bool {
+        // ManagedObject itself serves every entity without a class: its keys count only for it.
         var candidate: AnyClass? = type
-        while let current = candidate, current != ModelObject.self {
+        while let current = candidate, current != ModelObject.self, current != ManagedObject.self || type == ManagedObject.self {
             if state.withLock({ $0.modeledKeysByClass[ObjectIdentifier(current)]?.contains(key) }) == true {
                 return true
             }

@@ -76,9 +76,11 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
         lhs.key == rhs.key && lhs.entity.name == rhs.entity.name
     }
 
-    /// Hashes the entity name and the key.
+    /// Hashes the primary key or the temporary UUID (the entity name takes part in equality only).
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(key)
-        hasher.combine(entity.name)
+        switch key {
+        case .temporary(let uuid): hasher.combine(uuid)
+        case .permanent(_, let primaryKey): hasher.combine(primaryKey)
+        }
     }
 }
