@@ -11,7 +11,8 @@ struct PredicateToken {
         case operatorWord(String)
         /// A quoted string, its escapes resolved.
         case string(String)
-        /// A number: `Int`, `Double` or, for integers too big for `Int`, `Decimal`.
+        /// A number: `Int`, `Double`, `UInt64` for integers above `Int.max`, or `Decimal` for
+        /// integers beyond 64 bits.
         case number(Any)
         /// `$name`.
         case variable(String)
@@ -294,6 +295,7 @@ struct PredicateLexer {
         }
         if isInteger {
             if let value = Int(text) { return value }
+            if let value = UInt64(text) { return value }
             if let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) { return value }
         } else if let value = Double(text) {
             return value

@@ -172,9 +172,11 @@ struct PredicateParser {
         let rightToken = current
         let right = try expression()
 
-        if operatorType == .between, case .constant(let value?) = right,
-           let bounds = value as? any KeyValueCollection, bounds.keyValueCount != 2 || !bounds.isOrderedKeyValueCollection {
-            throw syntaxError(expected: "an array of two values after BETWEEN", at: rightToken)
+        if operatorType == .between, case .constant(let value) = right {
+            guard let bounds = value.flatMap({ $0 as? any KeyValueCollection }),
+                  bounds.keyValueCount == 2, bounds.isOrderedKeyValueCollection else {
+                throw syntaxError(expected: "an array of two values after BETWEEN", at: rightToken)
+            }
         }
         if operatorType == .matches, case .constant(let value?) = right, let pattern = stringValue(value) {
             do {
