@@ -149,7 +149,7 @@ extension KeyValueExpression {
 
 /// Reads a key path from a value with key-value coding; nil from nil.
 @inline(__always)
-private func readKeyPath(_ path: String, of target: Any?) throws -> Any? {
+func readKeyPath(_ path: String, of target: Any?) throws -> Any? {
     guard let target = nilForNull(target) else { return nil }
     if let object = asModelObject(target) { return try object.value(forKeyPath: path) }
     return try KeyValuePath.value(of: target, forKeyPath: Substring(path), fullPath: path)
