@@ -14,8 +14,10 @@ extension KeyValuePredicate {
     /// the right, a constant string folded for `[c]`/`[d]`, a compiled `LIKE` pattern or
     /// regular expression.
     ///
+    /// Comparisons are immutable; a class, so that evaluation passes one reference around.
+    ///
     /// Corresponds to Cocoa's `NSComparisonPredicate`; differences: no custom selectors.
-    public struct Comparison {
+    public final class Comparison {
         /// The operator of a comparison.
         ///
         /// Corresponds to Cocoa's `NSComparisonPredicate.Operator`.
@@ -133,48 +135,25 @@ extension KeyValuePredicate {
         /// when evaluated (the parser reports it when parsing).
         ///
         /// Corresponds to Cocoa's `-[NSComparisonPredicate initWithLeftExpression:rightExpression:modifier:type:options:]`.
-        public init(
+        public convenience init(
             _ left: KeyValueExpression, _ operatorType: Operator, _ right: KeyValueExpression,
             modifier: Modifier = .direct, options: Options = []
+        ) {
+            self.init(
+                left, operatorType, right, modifier: modifier, options: options,
+                prepared: PreparedComparison(operatorType: operatorType, left: left, right: right, modifier: modifier, options: options))
+        }
+
+        private init(
+            _ left: KeyValueExpression, _ operatorType: Operator, _ right: KeyValueExpression,
+            modifier: Modifier, options: Options, prepared: PreparedComparison
         ) {
             self.leftExpression = left
             self.rightExpression = right
             self.operatorType = operatorType
             self.modifier = modifier
             self.options = options
-            prepared = PreparedComparison(operatorType: operatorType, right: right, options: options)
-        }
-    }
-}
-
-/// What a comparison computes once from a constant right-hand side, for every evaluation.
-final class PreparedComparison {
-    /// A constant number on the right.
-    let number: KeyValueNumber?
-    /// A constant string on the right, folded for the comparison's options.
-    let foldedString: String?
-    /// Whether `foldedString` is all ASCII, for the byte-wise fast paths.
-    let foldedStringIsASCII: Bool
-    /// A constant `LIKE` pattern on the right, folded and split into characters.
-    let likePattern: LikePattern?
-    /// A constant `MATCHES` pattern on the right, compiled; or why it could not be.
-    let regularExpression: Result<NSRegularExpression, KeyValuePredicateError>?
-
-    init(operatorType: KeyValuePredicate.Comparison.Operator, right: KeyValueExpression, options: KeyValuePredicate.Comparison.Options) {
-        let constant: Any? = if case .constant(let value?) = right { value } else { nil }
-        number = constant.flatMap { KeyValueNumber($0) }
-        let string = constant.flatMap(stringValue)
-        foldedString = string.map { foldString($0, options) }
-        foldedStringIsASCII = foldedString.map(isASCII) ?? false
-        likePattern = operatorType == .like ? foldedString.map(LikePattern.init) : nil
-        if operatorType == .matches, let string {
-            do {
-                regularExpression = .success(try compileRegularExpression(string, options))
-            } catch {
-                regularExpression = .failure(error)
-            }
-        } else {
-            regularExpression = nil
+            self.prepared = prepared
         }
     }
 }

@@ -25,10 +25,20 @@ extension KeyValuePredicate {
     /// Corresponds to Cocoa's `-[NSPredicate evaluateWithObject:substitutionVariables:]`;
     /// differences: errors are thrown where Cocoa raises.
     public func evaluate(with object: Any?, substitutionVariables: [String: Any?] = [:]) throws -> Bool {
-        try evaluate(object, substitutionVariables)
+        try evaluate(PredicateTarget(object), substitutionVariables)
     }
 
-    func evaluate(_ object: Any?, _ variables: [String: Any?]) throws -> Bool {
+    /// Evaluates the predicate with a model object.
+    ///
+    /// The same as ``evaluate(with:substitutionVariables:)-(Any?,_)``, without the dynamic cast
+    /// to find the model object in an `Any`.
+    ///
+    /// - Throws: What ``evaluate(with:substitutionVariables:)-(Any?,_)`` throws.
+    public func evaluate(with object: ModelObject, substitutionVariables: [String: Any?] = [:]) throws -> Bool {
+        try evaluate(PredicateTarget(object: object), substitutionVariables)
+    }
+
+    func evaluate(_ object: PredicateTarget, _ variables: [String: Any?]) throws -> Bool {
         switch self {
         case .truePredicate:
             return true
@@ -54,7 +64,9 @@ extension KeyValuePredicate {
     /// - Complexity: O(*n*) evaluations.
     public func filter<S: Sequence>(_ sequence: S, substitutionVariables: [String: Any?] = [:]) throws -> [S.Element] {
         var result: [S.Element] = []
-        for element in sequence where try evaluate(element, substitutionVariables) { result.append(element) }
+        for element in sequence where try evaluate(PredicateTarget(element), substitutionVariables) {
+            result.append(element)
+        }
         return result
     }
 }
@@ -96,7 +108,7 @@ extension Set {
     /// Corresponds to Cocoa's `-[NSSet filteredSetUsingPredicate:]`.
     public func filtered(using predicate: KeyValuePredicate) throws -> Set<Element> {
         var result: Set<Element> = []
-        for element in self where try predicate.evaluate(element, [:]) { result.insert(element) }
+        for element in self where try predicate.evaluate(PredicateTarget(element), [:]) { result.insert(element) }
         return result
     }
 }
@@ -108,17 +120,18 @@ extension KeyValueExpression {
     ///
     /// Corresponds to Cocoa's `-[NSExpression expressionValueWithObject:context:]`.
     public func value(with object: Any?, substitutionVariables: [String: Any?] = [:]) throws -> Any? {
-        try value(object, substitutionVariables)
+        try value(PredicateTarget(object), substitutionVariables)
     }
 
-    func value(_ object: Any?, _ variables: [String: Any?]) throws -> Any? {
+    func value(_ object: PredicateTarget, _ variables: [String: Any?]) throws -> Any? {
         switch self {
         case .constant(let value):
             return value
         case .evaluatedObject:
-            return object
+            return object.value
         case .keyPath(let path):
-            return try readKeyPath(path, of: object)
+            if let model = object.model { return try model.value(forKeyPath: path) }
+            return try readKeyPath(path, of: object.value)
         case .variable(let name):
             guard let value = variables[name] else {
                 throw KeyValuePredicateError(
@@ -147,6 +160,50 @@ extension KeyValueExpression {
     }
 }
 
+/// The object a predicate is evaluated with, and the same object as a model object when it is
+/// one: found once per evaluation, not once per key path.
+enum PredicateTarget {
+    case model(ModelObject)
+    case value(Any?)
+
+    @inline(__always)
+    init(_ value: Any?) {
+        if let value, let model = asModelObject(value) {
+            self = .model(model)
+        } else {
+            self = .value(value)
+        }
+    }
+
+    @inline(__always)
+    init<T>(_ element: T) {
+        if let model = element as? ModelObject {
+            self = .model(model)
+        } else {
+            self = .value(element as Any?)
+        }
+    }
+
+    @inline(__always)
+    init(object: ModelObject) {
+        self = .model(object)
+    }
+
+    /// The object as a model object, when it is one.
+    var model: ModelObject? {
+        if case .model(let model) = self { return model }
+        return nil
+    }
+
+    /// The object as `SELF` sees it.
+    var value: Any? {
+        switch self {
+        case .model(let model): model
+        case .value(let value): value
+        }
+    }
+}
+
 /// Reads a key path from a value with key-value coding; nil from nil.
 @inline(__always)
 func readKeyPath(_ path: String, of target: Any?) throws -> Any? {
@@ -162,10 +219,11 @@ extension KeyValuePredicate.Comparison {
     ///
     /// Corresponds to Cocoa's `-[NSPredicate evaluateWithObject:]` on an `NSComparisonPredicate`.
     public func evaluate(with object: Any?, substitutionVariables: [String: Any?] = [:]) throws -> Bool {
-        try evaluate(object, substitutionVariables)
+        try evaluate(PredicateTarget(object), substitutionVariables)
     }
 
-    func evaluate(_ object: Any?, _ variables: [String: Any?]) throws -> Bool {
+    func evaluate(_ object: PredicateTarget, _ variables: [String: Any?]) throws -> Bool {
+        if let model = object.model, let answer = try prepared.evaluateDirectly(self, on: model) { return answer }
         let left = try leftExpression.value(object, variables)
         let right = try rightExpression.value(object, variables)
         if modifier == .direct { return try compare(left, right) }

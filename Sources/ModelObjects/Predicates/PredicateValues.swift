@@ -163,10 +163,27 @@ func stringsEqual(_ lhs: String, _ rhs: String, _ options: ComparisonOptions) ->
 /// An empty prefix never matches, as with Cocoa's `rangeOfString:`.
 func stringHasPrefix(_ string: String, folded prefix: String, prefixIsASCII: Bool, _ options: ComparisonOptions) -> Bool {
     guard !prefix.isEmpty else { return false }
-    if prefixIsASCII, let answer = asciiPrefixMatch(string, prefix, caseInsensitive: options.contains(.caseInsensitive)) {
-        return answer
+    if prefixIsASCII {
+        if let answer = asciiPrefixMatch(string, prefix, caseInsensitive: options.contains(.caseInsensitive)) {
+            return answer
+        }
+        if !options.contains(.diacriticInsensitive), let first = string.unicodeScalars.first,
+           !first.isASCII, !caseFoldsToASCII(first) {
+            // The folded string starts with a character that is not ASCII: no ASCII prefix.
+            return false
+        }
     }
     return foldString(string, options).hasPrefix(prefix)
+}
+
+/// Whether the case folding of a non-ASCII scalar starts with an ASCII letter (from Unicode's
+/// CaseFolding.txt): `ß` and `ẞ` fold to "ss", `ſ` to "s", the Kelvin sign to "k", `İ` to "i̇",
+/// `ǰ` and `ẖ`…`ẚ` to a letter and a mark, the ligatures `ﬀ`…`ﬆ` to their letters.
+private func caseFoldsToASCII(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0x00DF, 0x0130, 0x017F, 0x01F0, 0x1E96...0x1E9A, 0x1E9E, 0x212A, 0xFB00...0xFB06: true
+    default: false
+    }
 }
 
 /// Compares the bytes of an ASCII prefix with the start of `string`, lowercasing for `[c]`;

@@ -287,3 +287,36 @@ import Testing
         #expect(try KeyValuePredicate(format: "SELF > %@", UInt64.max - 1).evaluate(with: UInt64.max))
     }
 }
+
+/// The byte-wise and early-rejection paths of `BEGINSWITH` agree with full Unicode folding.
+@Suite struct PredicateStringFastPathTests {
+    static let cases: [(String, String, String, Bool)] = [
+        ("Smith", "[c]", "s", true),
+        ("smith", "", "S", false),
+        ("Élan", "[c]", "e", false),
+        ("Élan", "[cd]", "e", true),
+        ("Élan", "[d]", "E", true),
+        ("ſtraße", "[c]", "st", true),
+        ("ßa", "[c]", "ss", true),
+        ("\u{212A}elvin", "[c]", "k", true),
+        ("ﬁne", "[c]", "fi", true),
+        ("se\u{301}", "", "se", false),
+        ("se\u{301}x", "[c]", "s", true),
+        ("e\u{301}", "[cd]", "e", true),
+        ("\r\nx", "", "\r", false),
+        ("ab", "[c]", "abc", false),
+        ("", "[c]", "a", false),
+        ("日本語", "[c]", "日本", true),
+        ("日本語", "[c]", "n", false),
+    ]
+
+    @Test(arguments: cases)
+    func beginsWithMatchesFullFolding(string: String, options: String, prefix: String, expected: Bool) throws {
+        let predicate = try KeyValuePredicate(format: "SELF BEGINSWITH\(options) %@", prefix)
+        #expect(try predicate.evaluate(with: string) == expected, "\(string.debugDescription) BEGINSWITH\(options) \(prefix.debugDescription)")
+        let employee = Employee()
+        employee.lastName = string
+        let direct = try KeyValuePredicate(format: "lastName BEGINSWITH\(options) %@", prefix)
+        #expect(try direct.evaluate(with: employee) == expected)
+    }
+}
