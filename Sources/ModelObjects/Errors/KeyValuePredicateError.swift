@@ -50,6 +50,7 @@ public struct KeyValuePredicateError: Error, CustomStringConvertible, Sendable {
         /// support (arithmetic, functions, `FIRST`/`LAST` subscripts, `ANYKEY`, `FETCH`).
         public static let unsupportedSyntax = Code(rawValue: 8)
 
+        /// The code's name, such as `syntaxError`.
         public var description: String {
             switch self {
             case .syntaxError: "syntaxError"
@@ -97,6 +98,7 @@ public struct KeyValuePredicateError: Error, CustomStringConvertible, Sendable {
         self.variable = variable
     }
 
+    /// The code, the offset when known, the message and the format string.
     public var description: String {
         var text = "KeyValuePredicateError.\(code)"
         if let offset { text += " at offset \(offset)" }
@@ -107,6 +109,7 @@ public struct KeyValuePredicateError: Error, CustomStringConvertible, Sendable {
 }
 
 extension KeyValuePredicateError: LocalizedError {
+    /// The ``description``.
     public var errorDescription: String? { description }
 }
 
