@@ -1,0 +1,355 @@
+import Foundation
+
+extension KeyValuePredicate {
+    /// Evaluates the predicate with an object: a model object, a dictionary with string keys,
+    /// a collection, or any value (which `SELF` stands for).
+    ///
+    /// Key paths are read with key-value coding (`value(forKeyPath:)`), so they may go through
+    /// relationships and use collection operators. `$variables` take their values from
+    /// `substitutionVariables`.
+    ///
+    /// ```swift
+    /// let predicate = try KeyValuePredicate(format: "department.name == $DEPT AND salary > 50000")
+    /// try predicate.evaluate(with: employee, substitutionVariables: ["DEPT": "Engineering"])
+    /// ```
+    ///
+    /// - Throws: The ``KeyValueCodingError`` key-value coding throws for a key path (an
+    ///   unknown key is ``KeyValueCodingError/Code/undefinedKey``), unwrapped;
+    ///   ``KeyValuePredicateError`` with ``KeyValuePredicateError/Code/unboundVariable`` for a
+    ///   variable with no value, ``KeyValuePredicateError/Code/invalidOperand`` for an operator
+    ///   applied to values it cannot work on, or
+    ///   ``KeyValuePredicateError/Code/invalidRegularExpression``.
+    /// - Complexity: Proportional to the size of the predicate and the values read; `AND` and
+    ///   `OR` stop at the first subpredicate that decides.
+    ///
+    /// Corresponds to Cocoa's `-[NSPredicate evaluateWithObject:substitutionVariables:]`;
+    /// differences: errors are thrown where Cocoa raises.
+    public func evaluate(with object: Any?, substitutionVariables: [String: Any?] = [:]) throws -> Bool {
+        try evaluate(PredicateTarget(object), substitutionVariables)
+    }
+
+    /// Evaluates the predicate with a model object.
+    ///
+    /// The same as ``evaluate(with:substitutionVariables:)-(Any?,_)``, without the dynamic cast
+    /// to find the model object in an `Any`.
+    ///
+    /// - Throws: What ``evaluate(with:substitutionVariables:)-(Any?,_)`` throws.
+    public func evaluate(with object: ModelObject, substitutionVariables: [String: Any?] = [:]) throws -> Bool {
+        try evaluate(PredicateTarget(object: object), substitutionVariables)
+    }
+
+    func evaluate(_ object: PredicateTarget, _ variables: [String: Any?]) throws -> Bool {
+        switch self {
+        case .truePredicate:
+            return true
+        case .falsePredicate:
+            return false
+        case .comparison(let comparison):
+            return try comparison.evaluate(object, variables)
+        case .and(let predicates):
+            for predicate in predicates where try !predicate.evaluate(object, variables) { return false }
+            return true
+        case .or(let predicates):
+            for predicate in predicates where try predicate.evaluate(object, variables) { return true }
+            return false
+        case .not(let predicate):
+            return try !predicate.evaluate(object, variables)
+        }
+    }
+
+    /// The elements of `sequence` for which the predicate is true, in order.
+    ///
+    /// - Throws: What ``evaluate(with:substitutionVariables:)`` throws for the first element
+    ///   that fails.
+    /// - Complexity: O(*n*) evaluations.
+    public func filter<S: Sequence>(_ sequence: S, substitutionVariables: [String: Any?] = [:]) throws -> [S.Element] {
+        var result: [S.Element] = []
+        for element in sequence where try evaluate(PredicateTarget(element), substitutionVariables) {
+            result.append(element)
+        }
+        return result
+    }
+}
+
+extension Array {
+    /// The elements for which `predicate` is true, in order.
+    ///
+    /// ```swift
+    /// let smiths = try employees.filtered(using: KeyValuePredicate(format: "lastName == %@", "Smith"))
+    /// ```
+    ///
+    /// - Throws: What ``KeyValuePredicate/evaluate(with:substitutionVariables:)`` throws for the
+    ///   first element that fails.
+    /// - Complexity: O(*n*) evaluations.
+    ///
+    /// Corresponds to Cocoa's `-[NSArray filteredArrayUsingPredicate:]`.
+    public func filtered(using predicate: KeyValuePredicate) throws -> [Element] {
+        try predicate.filter(self)
+    }
+
+    /// Removes the elements for which `predicate` is false.
+    ///
+    /// - Throws: What ``KeyValuePredicate/evaluate(with:substitutionVariables:)`` throws; the
+    ///   array is then left unchanged.
+    ///
+    /// Corresponds to Cocoa's `-[NSMutableArray filterUsingPredicate:]`.
+    public mutating func filter(using predicate: KeyValuePredicate) throws {
+        self = try predicate.filter(self)
+    }
+}
+
+extension Set {
+    /// The elements for which `predicate` is true.
+    ///
+    /// - Throws: What ``KeyValuePredicate/evaluate(with:substitutionVariables:)`` throws for the
+    ///   first element that fails.
+    /// - Complexity: O(*n*) evaluations.
+    ///
+    /// Corresponds to Cocoa's `-[NSSet filteredSetUsingPredicate:]`.
+    public func filtered(using predicate: KeyValuePredicate) throws -> Set<Element> {
+        var result: Set<Element> = []
+        for element in self where try predicate.evaluate(PredicateTarget(element), [:]) { result.insert(element) }
+        return result
+    }
+}
+
+extension KeyValueExpression {
+    /// The value of the expression for an object: what a comparison compares.
+    ///
+    /// - Throws: What ``KeyValuePredicate/evaluate(with:substitutionVariables:)`` throws.
+    ///
+    /// Corresponds to Cocoa's `-[NSExpression expressionValueWithObject:context:]`.
+    public func value(with object: Any?, substitutionVariables: [String: Any?] = [:]) throws -> Any? {
+        try value(PredicateTarget(object), substitutionVariables)
+    }
+
+    func value(_ object: PredicateTarget, _ variables: [String: Any?]) throws -> Any? {
+        switch self {
+        case .constant(let value):
+            return value
+        case .evaluatedObject:
+            return object.value
+        case .keyPath(let path):
+            if let model = object.model { return try model.value(forKeyPath: path) }
+            return try readKeyPath(path, of: object.value)
+        case .variable(let name):
+            guard let value = variables[name] else {
+                throw KeyValuePredicateError(
+                    .unboundVariable, message: "the variable $\(name) has no value", variable: name)
+            }
+            return value
+        case .keyPathOn(let base, let path):
+            return try readKeyPath(path, of: base.value(object, variables))
+        case .aggregate(let elements):
+            return try elements.map { try $0.value(object, variables) ?? NSNull() }
+        case .subquery(let collectionExpression, let variable, let predicate):
+            guard let collectionValue = nilForNull(try collectionExpression.value(object, variables)) else { return [Any]() }
+            guard let collection = collectionValue as? any KeyValueCollection else {
+                throw KeyValuePredicateError(
+                    .invalidOperand,
+                    message: "the collection of a SUBQUERY must be an array or a set, not \(type(of: collectionValue))")
+            }
+            var inner = variables
+            var result: [Any] = []
+            try collection.forEachKeyValue { element in
+                inner[variable] = .some(element)
+                if try predicate.evaluate(object, inner) { result.append(element) }
+            }
+            return result
+        }
+    }
+}
+
+/// The object a predicate is evaluated with, and the same object as a model object when it is
+/// one: found once per evaluation, not once per key path.
+enum PredicateTarget {
+    case model(ModelObject)
+    case value(Any?)
+
+    @inline(__always)
+    init(_ value: Any?) {
+        if let value, let model = asModelObject(value) {
+            self = .model(model)
+        } else {
+            self = .value(value)
+        }
+    }
+
+    @inline(__always)
+    init<T>(_ element: T) {
+        if let model = element as? ModelObject {
+            self = .model(model)
+        } else {
+            self = .value(element as Any?)
+        }
+    }
+
+    @inline(__always)
+    init(object: ModelObject) {
+        self = .model(object)
+    }
+
+    /// The object as a model object, when it is one.
+    var model: ModelObject? {
+        if case .model(let model) = self { return model }
+        return nil
+    }
+
+    /// The object as `SELF` sees it.
+    var value: Any? {
+        switch self {
+        case .model(let model): model
+        case .value(let value): value
+        }
+    }
+}
+
+/// Reads a key path from a value with key-value coding; nil from nil.
+@inline(__always)
+func readKeyPath(_ path: String, of target: Any?) throws -> Any? {
+    guard let target = nilForNull(target) else { return nil }
+    if let object = asModelObject(target) { return try object.value(forKeyPath: path) }
+    return try KeyValuePath.value(of: target, forKeyPath: Substring(path), fullPath: path)
+}
+
+extension KeyValuePredicate.Comparison {
+    /// Evaluates the comparison with an object.
+    ///
+    /// - Throws: What ``KeyValuePredicate/evaluate(with:substitutionVariables:)`` throws.
+    ///
+    /// Corresponds to Cocoa's `-[NSPredicate evaluateWithObject:]` on an `NSComparisonPredicate`.
+    public func evaluate(with object: Any?, substitutionVariables: [String: Any?] = [:]) throws -> Bool {
+        try evaluate(PredicateTarget(object), substitutionVariables)
+    }
+
+    func evaluate(_ object: PredicateTarget, _ variables: [String: Any?]) throws -> Bool {
+        if let model = object.model, let answer = try prepared.evaluateDirectly(self, on: model) { return answer }
+        let left = try leftExpression.value(object, variables)
+        let right = try rightExpression.value(object, variables)
+        if modifier == .direct { return try compare(left, right) }
+        guard let left = nilForNull(left) else { return modifier == .all }
+        guard let collection = left as? any KeyValueCollection else {
+            throw KeyValuePredicateError(
+                .invalidOperand,
+                message: "the left side of \(modifier == .any ? "ANY" : "ALL") must be an array or a set, not \(type(of: left))")
+        }
+        let wanted = modifier == .any
+        var decided = false
+        try collection.forEachKeyValue { element in
+            guard !decided else { return }
+            if try compare(element, right) == wanted { decided = true }
+        }
+        return decided == wanted
+    }
+
+    /// Compares two values with the operator.
+    func compare(_ lhs: Any?, _ rhs: Any?) throws -> Bool {
+        switch operatorType {
+        case .equalTo:
+            return predicateValuesEqual(lhs, rhs, options: options)
+        case .notEqualTo:
+            return !predicateValuesEqual(lhs, rhs, options: options)
+        case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
+            guard let lhs = nilForNull(lhs), let rhs = nilForNull(rhs) else { return false }
+            let order = try self.order(lhs, rhs, rightIsConstant: true)
+            switch operatorType {
+            case .lessThan: return order == .orderedAscending
+            case .lessThanOrEqualTo: return order != .orderedDescending
+            case .greaterThan: return order == .orderedDescending
+            default: return order != .orderedAscending
+            }
+        case .beginsWith, .endsWith, .like, .matches:
+            guard let lhs = nilForNull(lhs), let rhs = nilForNull(rhs) else { return false }
+            let string = try self.string(lhs, side: "left")
+            let pattern = try self.string(rhs, side: "right")
+            switch operatorType {
+            case .beginsWith:
+                if let folded = prepared.foldedString {
+                    return stringHasPrefix(string, folded: folded, prefixIsASCII: prepared.foldedStringIsASCII, options)
+                }
+                let folded = foldString(pattern, options)
+                return stringHasPrefix(string, folded: folded, prefixIsASCII: isASCII(folded), options)
+            case .endsWith:
+                return stringHasSuffix(string, folded: prepared.foldedString ?? foldString(pattern, options), options)
+            case .like:
+                let like = prepared.likePattern ?? LikePattern(foldString(pattern, options))
+                return like.matches(foldString(string, options))
+            default:
+                let expression: NSRegularExpression
+                switch prepared.regularExpression {
+                case .success(let compiled): expression = compiled
+                case .failure(let error): throw error
+                case nil: expression = try compileRegularExpression(pattern, options)
+                }
+                return regularExpression(expression, matches: string, options)
+            }
+        case .contains:
+            guard let lhs = nilForNull(lhs) else { return false }
+            if let string = stringValue(lhs) {
+                guard let rhs = nilForNull(rhs) else { return false }
+                let substring = try self.string(rhs, side: "right")
+                return stringContains(string, folded: prepared.foldedString ?? foldString(substring, options), options)
+            }
+            return try collection(lhs, side: "left", contains: rhs)
+        case .in:
+            guard let rhs = nilForNull(rhs) else { return false }
+            if let string = stringValue(rhs) {
+                guard let lhs = nilForNull(lhs) else { return false }
+                let substring = try self.string(lhs, side: "left")
+                return stringContains(string, folded: foldString(substring, options), options)
+            }
+            return try collection(rhs, side: "right", contains: lhs)
+        case .between:
+            guard let lhs = nilForNull(lhs) else { return false }
+            guard let bounds = nilForNull(rhs).flatMap({ $0 as? any KeyValueCollection }),
+                  bounds.isOrderedKeyValueCollection, bounds.keyValueCount == 2 else {
+                throw KeyValuePredicateError(
+                    .invalidOperand, message: "the right side of BETWEEN must be an array of two values, as in {1, 10}")
+            }
+            let elements = collectionElements(bounds)
+            guard let lower = nilForNull(elements[0]), let upper = nilForNull(elements[1]) else { return false }
+            return try order(lhs, lower, rightIsConstant: false) != .orderedAscending
+                && order(lhs, upper, rightIsConstant: false) != .orderedDescending
+        }
+    }
+
+    /// Orders two non-nil values, with the right-hand constant prepared when there is one.
+    @inline(__always)
+    private func order(_ lhs: Any, _ rhs: Any, rightIsConstant: Bool) throws -> ComparisonResult {
+        if rightIsConstant, let right = prepared.number, let left = KeyValueNumber(lhs) {
+            return compareKeyValueNumbers(left, right)
+        }
+        guard let order = orderPredicateValues(lhs, rhs, options: options) else {
+            throw KeyValuePredicateError(
+                .invalidOperand,
+                message: "cannot order \(lhs) (\(type(of: lhs))) and \(rhs) (\(type(of: rhs))) with \(operatorType.symbol)")
+        }
+        return order
+    }
+
+    private func string(_ value: Any, side: String) throws -> String {
+        guard let string = stringValue(value) else {
+            throw KeyValuePredicateError(
+                .invalidOperand,
+                message: "\(operatorType.symbol) needs strings; the \(side) side is \(value) (\(type(of: value)))")
+        }
+        return string
+    }
+
+    /// Whether a collection (or the values of a dictionary) holds a value equal to `element`.
+    private func collection(_ value: Any, side: String, contains element: Any?) throws -> Bool {
+        if let collection = value as? any KeyValueCollection {
+            var found = false
+            collection.forEachKeyValue { member in
+                if !found, predicateValuesEqual(member, element, options: options) { found = true }
+            }
+            return found
+        }
+        if let dictionary = value as? [AnyHashable: Any] {
+            return dictionary.values.contains { predicateValuesEqual($0, element, options: options) }
+        }
+        throw KeyValuePredicateError(
+            .invalidOperand,
+            message: "\(operatorType.symbol) needs a collection or a string on the \(side) side, not \(type(of: value))")
+    }
+}
