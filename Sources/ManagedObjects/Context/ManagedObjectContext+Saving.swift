@@ -63,10 +63,10 @@ extension ManagedObjectContext {
     private func writeChanges() throws -> SaveOutcome {
         let store = try persistentStoreCoordinator.storeForNewObjects()
         var outcome = SaveOutcome()
-        let insertedObjects = inserted.sorted { $0.entity.name < $1.entity.name }
-        var byEntity: [String: [ManagedObject]] = [:]
-        for object in insertedObjects { byEntity[object.entity.name, default: []].append(object) }
-        for (_, objects) in byEntity.sorted(by: { $0.key < $1.key }) {
+        let insertedObjects = Array(inserted)
+        var byEntity: [ObjectIdentifier: [ManagedObject]] = [:]
+        for object in insertedObjects { byEntity[ObjectIdentifier(object.entity), default: []].append(object) }
+        for objects in byEntity.values {
             let entity = objects[0].entity
             let keys = try store.newPrimaryKeys(for: entity, count: objects.count)
             for (object, key) in zip(objects, keys) {
@@ -190,13 +190,9 @@ extension ManagedObjectContext {
     /// The object's persistent values as the store keeps them.
     func storeValues(of object: ManagedObject, ids: (ManagedObject) -> ManagedObjectID) throws -> [StoreValue] {
         var values = [StoreValue](repeating: .null, count: object.entity.properties.count)
+        let overrides = object.attributesWithCustomPrimitiveAccessors()
         for property in object.entity.properties where !property.isTransient {
-            let value: Any?
-            if property is AttributeDescription {
-                value = try object.primitiveValue(forKey: property.name)
-            } else {
-                value = object.values[property.index]
-            }
+            let value = object.attributeValue(property, overrides: overrides)
             values[property.index] = try storeValue(value, for: property, of: object, ids: ids)
         }
         return values

@@ -67,6 +67,9 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// Corresponds to Core Data's `NSManagedObjectModel.configurations`.
     public let configurations: [String]
     private let configurationMembers: [String: [String]]
+    /// Tells the model's descriptions, which point back at each other without reference
+    /// counting, that the model and so all of them are alive.
+    let lifetime: ModelLifetime
 
     /// Makes a model from entities, checking it.
     ///
@@ -108,7 +111,9 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         entities specs: [Entity], fetchRequestTemplates: [String: (entityName: String, predicateFormat: String?)],
         configurations: [String: [String]], resolver: ClassResolver
     ) throws {
-        let entities = try ModelAssembler(resolver: resolver).assemble(specs)
+        let assembler = ModelAssembler(resolver: resolver)
+        let entities = try assembler.assemble(specs)
+        lifetime = assembler.lifetime
         let entitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for (name, template) in fetchRequestTemplates.sorted(by: { $0.key < $1.key })
         where entitiesByName[template.entityName] == nil {
@@ -136,6 +141,10 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         configurationMembers = configurations
         for entity in entities { entity.managedObjectModel = self }
         ManagedObjectClassRegistry.register(self)
+    }
+
+    deinit {
+        lifetime.end()
     }
 
     /// The entity named `name`, or nil.

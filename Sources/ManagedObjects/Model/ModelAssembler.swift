@@ -8,6 +8,8 @@ import Foundation
 /// iterative, so hostile model files (deep inheritance chains) cannot exhaust the stack.
 struct ModelAssembler {
     var resolver: ClassResolver
+    /// The lifetime token of the model being assembled, given to every description.
+    let lifetime = ModelLifetime()
 
     func assemble(_ specs: [Entity]) throws -> [EntityDescription] {
         let specByName = try checkNames(specs)
@@ -40,7 +42,10 @@ struct ModelAssembler {
                 spec: spec, managedObjectClass: managedObjectClass,
                 superentity: spec.superentityName.flatMap { built[$0] },
                 subentityNames: subentityNames[spec.name] ?? [], ownProperties: ownProperties)
-            for property in ownProperties { property.entity = entity }
+            for property in ownProperties {
+                property.entity = entity
+                property.lifetime = lifetime
+            }
             built[spec.name] = entity
         }
         let entities = specs.compactMap { built[$0.name] }

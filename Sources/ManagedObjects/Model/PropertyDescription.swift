@@ -11,10 +11,11 @@ import Foundation
 /// model, no `isIndexed`, `isReadOnly` or validation predicates (attributes have typed
 /// constraints instead), and not subclassable outside this module.
 public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
-    // SAFETY: `entity` is the only mutable state. It is written once, inside
+    // SAFETY: the back-references (`entity`, a relationship's destination and inverse), `index`
+    // and `lifetime` are the only mutable state. They are written once, inside
     // `ManagedObjectModel.init`, before the model or any of its descriptions can be reached from
     // another thread, and never written again; every other stored property is a `let` of a
-    // `Sendable` type. Weak loads are atomic in the Swift runtime.
+    // `Sendable` type. `ModelLifetime` is atomic.
 
     /// The property's name, the key its values are read and written under.
     ///
@@ -59,7 +60,16 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     /// the model.
     ///
     /// Corresponds to Core Data's `NSPropertyDescription.entity`; differences: weak rather than unretained.
-    public internal(set) weak var entity: EntityDescription?
+    public internal(set) var entity: EntityDescription? {
+        get { lifetime?.isAlive == true ? unretainedEntity : nil }
+        set { unretainedEntity = newValue }
+    }
+    /// The entity, without reference counting: the model keeps it alive as long as `lifetime`
+    /// says the model is alive. (A weak reference would give every description a side table and
+    /// make each retain of it several times slower.)
+    private unowned(unsafe) var unretainedEntity: EntityDescription?
+    /// Whether the model that owns this description still exists; set with the back-references.
+    var lifetime: ModelLifetime?
 
     /// The property's position in its entity's ``EntityDescription/properties``, the same in
     /// every subentity (inherited properties come first); where managed objects keep its value.

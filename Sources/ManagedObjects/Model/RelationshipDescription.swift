@@ -31,9 +31,13 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
     public let destinationEntityName: String
     /// The entity at the other end; nil only after the model is gone.
     ///
-    /// Corresponds to Core Data's `NSRelationshipDescription.destinationEntity`; differences: weak
-    /// rather than unowned(unsafe).
-    public internal(set) weak var destinationEntity: EntityDescription?
+    /// Corresponds to Core Data's `NSRelationshipDescription.destinationEntity`; differences: nil once
+    /// the model is gone.
+    public internal(set) var destinationEntity: EntityDescription? {
+        get { lifetime?.isAlive == true ? unretainedDestination : nil }
+        set { unretainedDestination = newValue }
+    }
+    private unowned(unsafe) var unretainedDestination: EntityDescription?
     /// The name of the destination entity's relationship that points back; nil for none.
     ///
     /// Corresponds to `inverseRelationship.name` in Core Data, and Xcode's `inverseName` attribute.
@@ -43,7 +47,11 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
     ///
     /// Corresponds to Core Data's `NSRelationshipDescription.inverseRelationship`; differences:
     /// weak rather than unowned(unsafe).
-    public internal(set) weak var inverseRelationship: RelationshipDescription?
+    public internal(set) var inverseRelationship: RelationshipDescription? {
+        get { lifetime?.isAlive == true ? unretainedInverse : nil }
+        set { unretainedInverse = newValue }
+    }
+    private unowned(unsafe) var unretainedInverse: RelationshipDescription?
     /// Whether the relationship holds a collection of objects rather than one object.
     ///
     /// Corresponds to Core Data's `NSRelationshipDescription.isToMany`.

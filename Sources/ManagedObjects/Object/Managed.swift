@@ -47,28 +47,37 @@ public struct Managed<Value>: ManagedStorage {
     }
 
     /// Reads and writes the property of its enclosing object through the managed storage.
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Managed>
     ) -> Value {
         get {
-            let index = propertyIndex(in: object, storage: storageKeyPath)
-            if object.flags.contains(.fault) { object.willAccessValue(forKey: nil) }
-            let stored = object.values.indices.contains(index) ? object.values[index] : nil
-            return typedValue(stored, object: object, index: index)
+            var index = object[keyPath: storageKeyPath].index
+            if index < 0 { index = resolveIndex(in: object, storage: storageKeyPath) }
+            return managedValue(in: object, at: index)
         }
         set {
-            let index = propertyIndex(in: object, storage: storageKeyPath)
+            var index = object[keyPath: storageKeyPath].index
+            if index < 0 { index = resolveIndex(in: object, storage: storageKeyPath) }
             object.setManagedValue(newValue, at: index)
         }
     }
 
-    private static func propertyIndex<Object: ManagedObject>(
+    /// Reads the stored value at `index` as `Value`, firing the fault first.
+    @usableFromInline
+    static func managedValue(in object: ManagedObject, at index: Int) -> Value {
+        if object.flags.contains(.fault) { object.willAccessValue(forKey: nil) }
+        let stored = object.values.indices.contains(index) ? object.values[index] : nil
+        return typedValue(stored, object: object, index: index)
+    }
+
+    /// Finds the property's index from the wrapper's field name, once per object.
+    @usableFromInline
+    static func resolveIndex<Object: ManagedObject>(
         in object: Object, storage: ReferenceWritableKeyPath<Object, Managed>
     ) -> Int {
-        let cached = object[keyPath: storage].index
-        if cached >= 0 { return cached }
         let offset = withUnsafeMutablePointer(to: &object[keyPath: storage]) {
             UnsafeRawPointer($0) - UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
         }
@@ -101,7 +110,17 @@ public struct Managed<Value>: ManagedStorage {
 package protocol ManagedStorage {}
 
 extension ManagedObject {
+    /// Writes each ``Managed`` property's index into its wrapper, so typed accessors never look
+    /// their key up. A wrapper holds exactly one `Int`, its index.
+    final func bindManagedProperties() {
+        let bindings = ManagedFieldTable.bindings(for: type(of: self), entity: entity)
+        guard !bindings.isEmpty, MemoryLayout<Managed<Int>>.size == MemoryLayout<Int>.size else { return }
+        let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        for binding in bindings { (base + binding.offset).storeBytes(of: binding.index, as: Int.self) }
+    }
+
     /// Sets a modeled property from a typed accessor: converts, announces and records.
+    @usableFromInline
     final func setManagedValue<Value>(_ newValue: Value, at index: Int) {
         let property = entity.properties[index]
         let stored: Any?
@@ -112,9 +131,37 @@ extension ManagedObject {
             preconditionFailure("@Managed var \(property.name) of \(entity.name): \(error)")
         }
         try? fireFaultIfNeeded()
+        if observationState == nil {
+            setUnobservedValue(stored, of: property)
+            return
+        }
         willChangeValue(forKey: property.name)
         values[index] = stored
         didChangeValue(forKey: property.name)
+    }
+
+    /// Sets a modeled value of an object nobody observes: what `willChangeValue`, the store
+    /// and `didChangeValue` do together, without looking the key up or queueing the change.
+    final func setUnobservedValue(_ stored: Any?, of property: PropertyDescription) {
+        let old = values[property.index]
+        values[property.index] = stored
+        guard let relationship = property as? RelationshipDescription else {
+            completeChange(of: property, reversal: .value(old))
+            return
+        }
+        if relationship.isToMany {
+            let oldObjects = Self.objects(inCollection: old), newObjects = toManyObjects(at: property.index)
+            let oldIDs = Set(oldObjects.map(ObjectIdentifier.init)), newIDs = Set(newObjects.map(ObjectIdentifier.init))
+            completeRelationshipChange(
+                relationship, added: newObjects.filter { !oldIDs.contains(ObjectIdentifier($0)) },
+                removed: oldObjects.filter { !newIDs.contains(ObjectIdentifier($0)) }, reversal: .value(old))
+            return
+        }
+        let oldObject = old.flatMap { asModelObject($0) as? ManagedObject }
+        let newObject = stored.flatMap { asModelObject($0) as? ManagedObject }
+        if oldObject === newObject { return }
+        completeRelationshipChange(
+            relationship, added: newObject.map { [$0] } ?? [], removed: oldObject.map { [$0] } ?? [], reversal: .value(old))
     }
 }
 
@@ -153,6 +200,25 @@ extension Array: ManagedEmptyValue { static var managedEmptyValue: Self { [] } }
 /// standard library's reflection metadata.
 enum ManagedFieldTable {
     private static let tables = Mutex<[ObjectIdentifier: [Int: String]]>([:])
+
+    private struct BindingKey: Hashable {
+        var type: ObjectIdentifier
+        var entity: ObjectIdentifier
+    }
+
+    private static let bindings = Mutex<[BindingKey: [(offset: Int, index: Int)]]>([:])
+
+    /// Where each ``Managed`` field of `type` lives and the index of its property in `entity`;
+    /// fields the entity does not model are left out (their accessors stop with a message).
+    static func bindings(for type: ManagedObject.Type, entity: EntityDescription) -> [(offset: Int, index: Int)] {
+        let key = BindingKey(type: ObjectIdentifier(type), entity: ObjectIdentifier(entity))
+        if let known = bindings.withLock({ $0[key] }) { return known }
+        _ = self.key(atOffset: -1, in: type)
+        let table = tables.withLock { $0[ObjectIdentifier(type)] } ?? [:]
+        let found = table.compactMap { offset, name in entity.propertiesByName[name].map { (offset: offset, index: $0.index) } }
+        bindings.withLock { $0[key] = found }
+        return found
+    }
 
     static func key(atOffset offset: Int, in type: ManagedObject.Type) -> String? {
         let identifier = ObjectIdentifier(type)

@@ -323,9 +323,9 @@ extension ManagedObject {
     public final func changedValues() -> [String: Any] {
         guard !isFault else { return [:] }
         var changes: [String: Any] = [:]
+        let overrides = attributesWithCustomPrimitiveAccessors()
         for property in entity.properties where !property.isTransient {
-            let current = property is AttributeDescription
-                ? (try? primitiveValue(forKey: property.name)) ?? nil : values[property.index]
+            let current = attributeValue(property, overrides: overrides)
             if current is RelationshipFault { continue }
             if let snapshot {
                 if !Self.storedValuesEqual(current, snapshot[property.index]) {
@@ -359,8 +359,9 @@ extension ManagedObject {
     /// ``primitiveValue(forKey:)`` so that classes keeping one in their own property are seen.
     final func currentSnapshot() -> ContiguousArray<Any?> {
         var snapshot = values
-        for attribute in entity.attributes where !attribute.isTransient {
-            if let value = try? primitiveValue(forKey: attribute.name) { snapshot[attribute.index] = value }
+        let overrides = attributesWithCustomPrimitiveAccessors()
+        for attribute in entity.attributes where overrides[attribute.index] {
+            snapshot[attribute.index] = attributeValue(attribute, overrides: overrides)
         }
         return snapshot
     }

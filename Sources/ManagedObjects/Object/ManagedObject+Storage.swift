@@ -1,5 +1,6 @@
 import Foundation
 import ModelObjects
+import Synchronization
 
 // The object's internal storage: initial values, conversion of values to the model's types,
 // faults, and the state a context keeps on the object.
@@ -212,6 +213,45 @@ extension ManagedObject {
                 objectID: objectID)
         }
         try context.fulfillFault(of: self)
+    }
+}
+
+/// The state of a probe for overridden primitive accessors.
+package enum PrimitiveProbe {
+    case idle, probing, reachedStorage
+}
+
+extension ManagedObject {
+    private struct OverrideKey: Hashable {
+        var type: ObjectIdentifier
+        var entity: ObjectIdentifier
+    }
+
+    private static let primitiveOverrides = Mutex<[OverrideKey: [Bool]]>([:])
+
+    /// For each property index, whether the class answers ``primitiveValue(forKey:)`` for the
+    /// attribute itself (the guide's custom primitive accessors) instead of from the storage.
+    /// Found once per class and entity by calling it on this object, which must not be a fault.
+    final func attributesWithCustomPrimitiveAccessors() -> [Bool] {
+        let key = OverrideKey(type: ObjectIdentifier(type(of: self)), entity: ObjectIdentifier(entity))
+        if let known = Self.primitiveOverrides.withLock({ $0[key] }) { return known }
+        var overridden = [Bool](repeating: false, count: entity.properties.count)
+        for attribute in entity.attributes {
+            primitiveProbe = .probing
+            _ = try? primitiveValue(forKey: attribute.name)
+            overridden[attribute.index] = primitiveProbe != .reachedStorage
+            primitiveProbe = .idle
+        }
+        Self.primitiveOverrides.withLock { $0[key] = overridden }
+        return overridden
+    }
+
+    /// A persistent attribute's value: from the storage, or through the class's own primitive
+    /// accessor when it has one. `overrides` comes from ``attributesWithCustomPrimitiveAccessors()``.
+    @inline(__always)
+    final func attributeValue(_ attribute: PropertyDescription, overrides: [Bool]) -> Any? {
+        if overrides[attribute.index] { return (try? primitiveValue(forKey: attribute.name)) ?? nil }
+        return values[attribute.index]
     }
 }
 

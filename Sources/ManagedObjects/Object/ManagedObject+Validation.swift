@@ -1,5 +1,6 @@
 import Foundation
 import ModelObjects
+import Synchronization
 
 // Validation against the model: mandatory values, bounds, lengths, patterns, relationship
 // counts and deny delete rules, with Core Data's error codes.
@@ -37,6 +38,10 @@ extension ManagedObject {
             if !attribute.isOptional { throw failure(.missingMandatoryProperty, "a value is required") }
             return
         }
+        if attribute.minimumValue == nil && attribute.maximumValue == nil && attribute.minimumLength == nil
+            && attribute.maximumLength == nil && attribute.regularExpression == nil {
+            return
+        }
         let type = attribute.attributeType
         let converted = Self.convert(value, to: attribute)
         if let minimum = attribute.minimumValue, let converted, Self.compare(converted, minimum, as: type) == .orderedAscending {
@@ -57,7 +62,7 @@ extension ManagedObject {
             }
         }
         if let pattern = attribute.regularExpression, let string = value as? String {
-            let expression = try? NSRegularExpression(pattern: "^(?:\(pattern))$")
+            let expression = RegularExpressionCache.expression(matchingWhole: pattern)
             let range = NSRange(string.startIndex..., in: string)
             if expression?.firstMatch(in: string, range: range) == nil {
                 throw failure(.stringPatternMatching, "\"\(string)\" does not match \(pattern)")
@@ -86,15 +91,16 @@ extension ManagedObject {
     final func validateAllModeledProperties() throws {
         var errors: [any Error] = []
         try? fireFaultIfNeeded()
+        guard !isFault else { return }
+        let overrides = attributesWithCustomPrimitiveAccessors()
         for property in entity.properties where !property.isTransient {
-            var value: Any? = values.indices.contains(property.index) ? values[property.index] : nil
-            if property is AttributeDescription { value = (try? primitiveValue(forKey: property.name)) ?? value }
+            var value = attributeValue(property, overrides: overrides)
             do { try validateValue(&value, forKey: property.name) } catch { errors.append(error) }
         }
-        for key in declaredKeys where entity.propertiesByName[key] == nil {
+        for descriptor in propertyTable.descriptors where entity.propertiesByName[descriptor.key] == nil {
             do {
-                var value = try self.value(forKey: key)
-                try validateValue(&value, forKey: key)
+                var value = try self.value(forKey: descriptor.key)
+                try validateValue(&value, forKey: descriptor.key)
             } catch {
                 errors.append(error)
             }
@@ -117,5 +123,20 @@ extension ManagedObject {
             }
         }
         if let error = ValidationError.combining(errors) { throw error }
+    }
+}
+
+/// Compiled patterns of attributes, shared by every validation.
+enum RegularExpressionCache {
+    // SAFETY: NSRegularExpression is immutable once made and safe to use from any thread.
+    private struct Box: @unchecked Sendable { let expression: NSRegularExpression }
+    private static let expressions = Mutex<[String: Box]>([:])
+
+    /// The expression matching a whole string against `pattern`; nil when it does not compile.
+    static func expression(matchingWhole pattern: String) -> NSRegularExpression? {
+        if let box = expressions.withLock({ $0[pattern] }) { return box.expression }
+        guard let expression = try? NSRegularExpression(pattern: "^(?:\(pattern))$") else { return nil }
+        expressions.withLock { $0[pattern] = Box(expression: expression) }
+        return expression
     }
 }

@@ -66,8 +66,8 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     package final var inverseMaintenanceDepth = 0
     /// Nonzero while changes must not be recorded (inside `awakeFromFetch`).
     package final var changeRecordingDepth = 0
-    /// The cached indexes of ``Managed`` properties, by field offset.
-    package final var managedPropertyIndexes: [Int: Int] = [:]
+    /// Set while finding out whether the class overrides ``primitiveValue(forKey:)`` for a key.
+    package final var primitiveProbe: PrimitiveProbe = .idle
 
     /// Creates an object of `entity` and inserts it into `context`, if one is given.
     ///
@@ -81,6 +81,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
         objectID = .temporary(for: entity)
         values = Self.initialValues(of: entity)
         super.init()
+        bindManagedProperties()
         if let context { context.insert(self) }
     }
 
@@ -103,6 +104,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
         objectID = .temporary(for: entity)
         values = Self.initialValues(of: entity)
         super.init()
+        bindManagedProperties()
     }
 
     /// Creates an object of the entity the model gives this class from an archive, in no
@@ -113,6 +115,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
         objectID = .temporary(for: entity)
         values = Self.initialValues(of: entity)
         try super.init(coder: coder)
+        bindManagedProperties()
     }
 
     /// The entity of this class in the most recently made model that names it; a placeholder
@@ -177,6 +180,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     ///
     /// Corresponds to `-[NSManagedObject primitiveValueForKey:]`.
     open func primitiveValue(forKey key: String) throws -> Any? {
+        if primitiveProbe == .probing { primitiveProbe = .reachedStorage }
         let property = try modeledProperty(forKey: key)
         try fireFaultIfNeeded()
         return values[property.index]
@@ -227,6 +231,10 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
         }
         let stored = try storedValue(value, for: property)
         try fireFaultIfNeeded()
+        if observationState == nil {
+            setUnobservedValue(stored, of: property)
+            return
+        }
         willChangeValue(forKey: key)
         values[property.index] = stored
         didChangeValue(forKey: key)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The identity of a managed object's record, the same in every context: what crosses threads
 /// and tasks where objects cannot.
@@ -12,7 +13,8 @@ import Foundation
 /// equality compares the entity by name.
 public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     enum Key: Hashable, Sendable {
-        case temporary(UUID)
+        /// A number unique in the process (see ``temporaryIDs``).
+        case temporary(UInt64)
         case permanent(storeIdentifier: String, primaryKey: Int64)
     }
 
@@ -29,8 +31,15 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
 
     /// A new temporary ID for an object of `entity`.
     static func temporary(for entity: EntityDescription) -> ManagedObjectID {
-        ManagedObjectID(entity: entity, key: .temporary(UUID()))
+        ManagedObjectID(entity: entity, key: .temporary(temporaryIDs.add(1, ordering: .relaxed).newValue))
     }
+
+    /// The last temporary number handed out; temporary IDs need only be unique in the process,
+    /// and a counter costs far less than a random UUID.
+    private static let temporaryIDs = Atomic<UInt64>(0)
+
+    /// Names this process in temporary IDs' URIs, so that they never match another process's.
+    static let processIdentifier = UUID().uuidString
 
     /// Whether the ID is temporary: the object has not been saved yet.
     ///
@@ -55,14 +64,14 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// An archivable URI for the ID: `x-coredata://<store>/<Entity>/p<key>` for a permanent ID,
-    /// `x-coredata:///<Entity>/t<UUID>` for a temporary one.
+    /// `x-coredata:///<Entity>/t<process UUID>-<number>` for a temporary one.
     /// ``PersistentStoreCoordinator/managedObjectID(forURIRepresentation:)`` reads it back.
     ///
     /// Corresponds to Core Data's `NSManagedObjectID.uriRepresentation()`.
     public func uriRepresentation() -> URL {
         let text: String
         switch key {
-        case .temporary(let uuid): text = "x-coredata:///\(entity.name)/t\(uuid.uuidString)"
+        case .temporary(let number): text = "x-coredata:///\(entity.name)/t\(Self.processIdentifier)-\(number)"
         case .permanent(let store, let primaryKey): text = "x-coredata://\(store)/\(entity.name)/p\(primaryKey)"
         }
         return URL(string: text) ?? URL(fileURLWithPath: "/")
@@ -79,7 +88,7 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     /// Hashes the primary key or the temporary UUID (the entity name takes part in equality only).
     public func hash(into hasher: inout Hasher) {
         switch key {
-        case .temporary(let uuid): hasher.combine(uuid)
+        case .temporary(let number): hasher.combine(number)
         case .permanent(_, let primaryKey): hasher.combine(primaryKey)
         }
     }

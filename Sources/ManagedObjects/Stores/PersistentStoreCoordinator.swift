@@ -97,8 +97,9 @@ public final class PersistentStoreCoordinator: Sendable {
         let parts = uri.path.split(separator: "/")
         guard parts.count == 2, let entity = managedObjectModel.entity(named: String(parts[0])) else { return nil }
         let key = parts[1]
-        if key.first == "t", let uuid = UUID(uuidString: String(key.dropFirst())), (uri.host ?? "").isEmpty {
-            return ManagedObjectID(entity: entity, key: .temporary(uuid))
+        let prefix = "t" + ManagedObjectID.processIdentifier + "-"
+        if key.hasPrefix(prefix), let number = UInt64(key.dropFirst(prefix.count)), (uri.host ?? "").isEmpty {
+            return ManagedObjectID(entity: entity, key: .temporary(number))
         }
         guard key.first == "p", let primaryKey = Int64(key.dropFirst()), let host = uri.host,
               stores.withLock({ $0.contains { $0.identifier == host } })
