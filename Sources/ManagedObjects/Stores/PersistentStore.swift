@@ -47,6 +47,13 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// - Throws: ``PersistenceError`` when the store cannot be read.
     func versions(of objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: Int64]
 
+    /// The records a fetch asks for. A store that cannot translate part of the request returns
+    /// more (every record of the entity, unsorted) and says so in the result; the context does
+    /// the rest in memory. The default does nothing but ``records(of:includesSubentities:)``.
+    ///
+    /// - Throws: ``PersistenceError`` when the store cannot be read.
+    func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult
+
     /// Writes a save, all or nothing.
     ///
     /// - Throws: ``PersistenceError/Code/saveFailed`` (nothing is written).

@@ -1,0 +1,63 @@
+import Foundation
+import ModelObjects
+
+/// A fetch as a store sees it: the entity, a predicate and sort descriptors it may translate
+/// into its own query language, and a limit and offset.
+///
+/// A store answers with the records it found and says which parts it applied; the context
+/// applies the rest in memory, so results are the same whichever store runs the fetch.
+public struct StoreFetchRequest {
+    /// The entity fetched.
+    public var entity: EntityDescription
+    /// Whether records of subentities match too.
+    public var includesSubentities: Bool
+    /// The condition records must meet; nil for all.
+    public var predicate: KeyValuePredicate?
+    /// The order of the results.
+    public var sortDescriptors: [KeyPathSortDescriptor]
+    /// At most this many results; 0 for no limit.
+    public var fetchLimit: Int
+    /// Results to skip first.
+    public var fetchOffset: Int
+
+    /// Creates a request.
+    public init(
+        entity: EntityDescription, includesSubentities: Bool = true, predicate: KeyValuePredicate? = nil,
+        sortDescriptors: [KeyPathSortDescriptor] = [], fetchLimit: Int = 0, fetchOffset: Int = 0
+    ) {
+        self.entity = entity
+        self.includesSubentities = includesSubentities
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.fetchLimit = fetchLimit
+        self.fetchOffset = fetchOffset
+    }
+}
+
+/// What a store found for a ``StoreFetchRequest``.
+public struct StoreFetchResult: Sendable {
+    /// The records, filtered, ordered and limited as far as the flags say.
+    public var records: [StoreRecord]
+    /// Whether only records meeting the predicate were returned.
+    public var appliedPredicate: Bool
+    /// Whether the records are in the sort descriptors' order (and the offset and limit, which
+    /// a store can apply only after filtering and sorting, were applied).
+    public var appliedSortAndLimit: Bool
+
+    /// Creates a result.
+    public init(records: [StoreRecord], appliedPredicate: Bool, appliedSortAndLimit: Bool) {
+        self.records = records
+        self.appliedPredicate = appliedPredicate
+        self.appliedSortAndLimit = appliedSortAndLimit
+    }
+}
+
+extension PersistentStore {
+    /// Every record of the entity, nothing applied: the context filters, sorts and limits in
+    /// memory. Stores that can do better implement ``PersistentStore/fetch(_:)`` themselves.
+    public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+        StoreFetchResult(
+            records: try records(of: request.entity, includesSubentities: request.includesSubentities),
+            appliedPredicate: request.predicate == nil, appliedSortAndLimit: false)
+    }
+}
