@@ -29,7 +29,7 @@ extension ManagedObjectContext {
     ///
     /// Corresponds to `-[NSManagedObjectContext refreshAllObjects]`.
     public func refreshAllObjects() {
-        for object in Array(registered.values) { refresh(object, mergeChanges: true) }
+        for object in registered.values { refresh(object, mergeChanges: true) }
     }
 
     func turnIntoFault(_ object: ManagedObject) {
@@ -103,7 +103,7 @@ extension ManagedObjectContext {
             object.context = nil
             object.flags.remove([.inserted, .updated, .deleted])
         }
-        registered = [:]
+        registered.removeAll()
         inserted = []
         updated = []
         deleted = []

@@ -50,8 +50,8 @@ public final class ManagedObjectContext {
     /// Corresponds to `NSManagedObjectContext.name`.
     public var name: String?
 
-    /// Every registered object by ID.
-    var registered: [ManagedObjectID: ManagedObject] = [:]
+    /// Every registered object by ID, unretained.
+    var registered = ObjectRegistry()
     /// Objects inserted since the last save.
     var inserted: Set<ManagedObject> = []
     /// Objects changed since the last save, neither inserted nor deleted.
@@ -209,6 +209,11 @@ public final class ManagedObjectContext {
     func register(_ object: ManagedObject) {
         object.context = self
         registered[object.objectID] = object
+    }
+
+    /// Called by an object's `deinit`: it must leave the registry without being retained.
+    func objectWillDeinitialize(_ object: ManagedObject) {
+        registered.remove(object, id: object.objectID)
     }
 
     func unregister(_ object: ManagedObject) {

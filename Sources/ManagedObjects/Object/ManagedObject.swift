@@ -118,6 +118,10 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
         bindManagedProperties()
     }
 
+    deinit {
+        context?.objectWillDeinitialize(self)
+    }
+
     /// The entity of this class in the most recently made model that names it; a placeholder
     /// entity named after the class, with no properties, when no model does.
     ///

@@ -1,0 +1,33 @@
+/// The objects a context has registered, by ID, held without retaining them: an unchanged
+/// object goes away when nobody else holds it (it removes itself in its `deinit`), so fetching a
+/// million objects and dropping them gives the memory back. The context's inserted, updated and
+/// deleted sets hold changed objects strongly.
+struct ObjectRegistry {
+    private var objects: [ManagedObjectID: Unmanaged<ManagedObject>] = [:]
+
+    /// The object registered under `id`.
+    subscript(id: ManagedObjectID) -> ManagedObject? {
+        get { objects[id]?.takeUnretainedValue() }
+        set { objects[id] = newValue.map { Unmanaged.passUnretained($0) } }
+    }
+
+    /// Every registered object, retained for the caller.
+    var values: [ManagedObject] { objects.values.map { $0.takeUnretainedValue() } }
+
+    /// The number of registered objects.
+    var count: Int { objects.count }
+
+    /// Forgets `object` if it is the one registered under its ID; called from its `deinit`,
+    /// so it must not retain it.
+    mutating func remove(_ object: ManagedObject, id: ManagedObjectID) {
+        guard let registered = objects[id], registered.toOpaque() == Unmanaged.passUnretained(object).toOpaque() else {
+            return
+        }
+        objects[id] = nil
+    }
+
+    /// Forgets everything.
+    mutating func removeAll() {
+        objects = [:]
+    }
+}
