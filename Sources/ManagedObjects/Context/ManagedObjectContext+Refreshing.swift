@@ -41,6 +41,7 @@ extension ManagedObjectContext {
         }
         object.flags = [.fault, .awokeFromInsert]
         object.values = []
+        object.cachedRecord = nil
         object.snapshot = nil
         object.pendingChanges = []
         undoManager?.removeAllActions(withTarget: object)

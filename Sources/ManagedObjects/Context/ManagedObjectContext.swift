@@ -226,7 +226,9 @@ public final class ManagedObjectContext {
     /// Loads a fault's values from its store; runs `awakeFromFetch` with change recording off.
     func fulfillFault(of object: ManagedObject) throws {
         let id = object.objectID
-        guard let store = persistentStoreCoordinator.store(for: id), let record = try store.record(for: id) else {
+        let cached = object.cachedRecord
+        object.cachedRecord = nil
+        guard let record = try cached ?? persistentStoreCoordinator.store(for: id)?.record(for: id) else {
             object.flags.insert(.unfulfillable)
             throw PersistenceError(
                 .objectNotFound, message: "the record of \(id.entity.name) \(id) no longer exists (deleted by another context?)",

@@ -66,6 +66,9 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     package final var inverseMaintenanceDepth = 0
     /// Nonzero while changes must not be recorded (inside `awakeFromFetch`).
     package final var changeRecordingDepth = 0
+    /// The record a fetch read for this fault, which firing it uses instead of reading the
+    /// store again; released when the fault fires.
+    package final var cachedRecord: StoreRecord?
     /// Set while finding out whether the class overrides ``primitiveValue(forKey:)`` for a key.
     package final var primitiveProbe: PrimitiveProbe = .idle
 

@@ -37,6 +37,11 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// Corresponds to `-[NSIncrementalStore newValuesForObjectWithID:withContext:error:]`.
     func record(for objectID: ManagedObjectID) throws -> StoreRecord?
 
+    /// The records of `objectIDs` that exist, in one read where the store can.
+    ///
+    /// - Throws: ``PersistenceError`` when the store cannot be read.
+    func records(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: StoreRecord]
+
     /// Every record of `entity` (and of its subentities when `includesSubentities`).
     ///
     /// - Throws: ``PersistenceError`` when the store cannot be read.

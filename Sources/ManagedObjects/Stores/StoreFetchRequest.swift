@@ -53,6 +53,16 @@ public struct StoreFetchResult: Sendable {
 }
 
 extension PersistentStore {
+    /// The records of `objectIDs` that exist, read one by one; stores that can read several in
+    /// one query do better.
+    ///
+    /// - Throws: ``PersistenceError`` when the store cannot be read.
+    public func records(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: StoreRecord] {
+        var records: [ManagedObjectID: StoreRecord] = [:]
+        for id in objectIDs { if let record = try record(for: id) { records[id] = record } }
+        return records
+    }
+
     /// Every record of the entity, nothing applied: the context filters, sorts and limits in
     /// memory. Stores that can do better implement ``PersistentStore/fetch(_:)`` themselves.
     public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {

@@ -1,0 +1,174 @@
+import Foundation
+import ModelObjects
+
+extension ManagedObjectContext {
+    /// The objects a request describes, registered with the context (one object per record).
+    ///
+    /// The store filters, orders and limits as far as it can translate the request; the rest is
+    /// done in memory, with the same results either way. With
+    /// ``FetchRequest/includesPendingChanges``, the context's unsaved inserts, changes and
+    /// deletes count.
+    ///
+    /// - Throws: ``ModelError/Code/unknownEntity`` for an unknown entity name;
+    ///   ``KeyValuePredicateError`` or ``KeyValueCodingError`` from evaluating the predicate or
+    ///   sorting in memory; ``PersistenceError`` from the store.
+    /// - Returns: The objects, as `Object`s; objects of the entity that are not `Object`s are left
+    ///   out.
+    ///
+    /// Corresponds to `-[NSManagedObjectContext executeFetchRequest:error:]`.
+    public func fetch<Object>(_ request: FetchRequest<Object>) throws -> [Object] {
+        try fetchObjects(request).compactMap { $0 as? Object }
+    }
+
+    /// The IDs of the objects a request describes.
+    ///
+    /// - Throws: What ``fetch(_:)`` throws.
+    ///
+    /// Corresponds to a fetch with `resultType` `.managedObjectIDResultType`.
+    public func fetchObjectIDs<Object>(_ request: FetchRequest<Object>) throws -> [ManagedObjectID] {
+        try fetchObjects(request).map(\.objectID)
+    }
+
+    /// The values of `properties` (all attributes when nil) of the objects a request describes,
+    /// one dictionary per object; nil values are left out, as Core Data does.
+    ///
+    /// - Throws: What ``fetch(_:)`` throws, and ``KeyValueCodingError/Code/undefinedKey`` for a
+    ///   property the entity does not have.
+    ///
+    /// Corresponds to a fetch with `resultType` `.dictionaryResultType` and `propertiesToFetch`.
+    public func fetchDictionaries<Object>(_ request: FetchRequest<Object>, properties: [String]? = nil) throws -> [[String: Any]] {
+        let objects = try fetchObjects(request)
+        return try objects.map { object in
+            let keys = properties ?? object.entity.attributes.map(\.name)
+            var dictionary: [String: Any] = [:]
+            for key in keys {
+                if let value = try object.value(forKeyPath: key) { dictionary[key] = value }
+            }
+            return dictionary
+        }
+    }
+
+    /// The number of objects a request describes.
+    ///
+    /// - Throws: What ``fetch(_:)`` throws.
+    ///
+    /// Corresponds to `-[NSManagedObjectContext countForFetchRequest:error:]`.
+    public func count<Object>(for request: FetchRequest<Object>) throws -> Int {
+        try fetchObjects(request).count
+    }
+
+    private func fetchObjects<Object>(_ request: FetchRequest<Object>) throws -> [ManagedObject] {
+        let model = persistentStoreCoordinator.managedObjectModel
+        guard let entity = model.entity(named: request.entityName) else {
+            throw ModelError(.unknownEntity, entity: request.entityName, message: "the model has no entity named '\(request.entityName)'")
+        }
+        func matchesEntity(_ object: ManagedObject) -> Bool {
+            request.includesSubentities ? object.entity.isKindOf(entity: entity) : object.entity.name == entity.name
+        }
+        var storeRequest = StoreFetchRequest(
+            entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
+            sortDescriptors: request.sortDescriptors)
+        let pending = request.includesPendingChanges && hasChanges
+        if !pending {
+            storeRequest.fetchLimit = request.fetchLimit
+            storeRequest.fetchOffset = request.fetchOffset
+        }
+        var objects: [ManagedObject] = []
+        var appliedPredicate = true, appliedOrder = true
+        var seen = Set<ObjectIdentifier>()
+        for store in persistentStoreCoordinator.persistentStores {
+            let result = try store.fetch(storeRequest)
+            appliedPredicate = appliedPredicate && result.appliedPredicate
+            appliedOrder = appliedOrder && result.appliedSortAndLimit
+            for record in result.records {
+                let object = registeredObject(for: record, loaded: !request.returnsObjectsAsFaults)
+                if seen.insert(ObjectIdentifier(object)).inserted { objects.append(object) }
+            }
+        }
+        if persistentStoreCoordinator.persistentStores.count > 1 { appliedOrder = false }
+        if pending {
+            objects.removeAll { $0.isDeleted }
+            for object in inserted where matchesEntity(object) && seen.insert(ObjectIdentifier(object)).inserted {
+                objects.append(object)
+            }
+            for object in updated where matchesEntity(object) && seen.insert(ObjectIdentifier(object)).inserted {
+                objects.append(object)
+            }
+        }
+        if let predicate = request.predicate {
+            // Objects the store already matched and that have no unsaved changes need no second look.
+            objects = try objects.filter { object in
+                if appliedPredicate && !(pending && object.hasChanges) { return true }
+                if !request.includesPendingChanges && object.hasChanges && object.snapshot != nil {
+                    // Matched as the store has it: on the values last saved.
+                    return try predicate.evaluate(with: object.committedValues(forKeys: nil).mapValues { isNull($0) ? nil : $0 } as [String: Any?])
+                }
+                return try predicate.evaluate(with: object)
+            }
+        }
+        if !appliedOrder || pending {
+            if !request.sortDescriptors.isEmpty { objects = try objects.sorted(using: request.sortDescriptors) }
+            if request.fetchOffset > 0 { objects = Array(objects.dropFirst(request.fetchOffset)) }
+            if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
+        }
+        if !request.returnsObjectsAsFaults || request.fetchBatchSize > 0 {
+            for object in objects where object.isFault && object.cachedRecord != nil && request.fetchBatchSize == 0 {
+                try? object.fireFault()
+            }
+        }
+        for path in request.relationshipKeyPathsForPrefetching { try prefetch(path, of: objects) }
+        return objects
+    }
+
+    /// The registered object for a fetched record, or a new one: a fault that keeps the record
+    /// to fire from, or (with `loaded`) an object with its values and `awakeFromFetch` done.
+    private func registeredObject(for record: StoreRecord, loaded: Bool) -> ManagedObject {
+        if let object = registered[record.objectID] {
+            if object.isFault && object.cachedRecord == nil { object.cachedRecord = record }
+            return object
+        }
+        let object = self.object(with: record.objectID)
+        object.cachedRecord = record
+        if loaded { try? object.fireFault() }
+        return object
+    }
+
+    /// Loads the objects at the end of a relationship key path of `objects`, one pass per key.
+    private func prefetch(_ keyPath: String, of objects: [ManagedObject]) throws {
+        var level = objects
+        for key in keyPath.split(separator: ".").map(String.init) {
+            var next: [ManagedObject] = []
+            var faults: [ManagedObject] = []
+            for object in level {
+                try object.fireFault()
+                guard let relationship = object.entity.relationshipsByName[key] else {
+                    throw KeyValueCodingError(
+                        .undefinedKey, key: key, className: String(reflecting: type(of: object)),
+                        message: "\(object.entity.name) has no relationship '\(key)' to prefetch")
+                }
+                let related = relationship.isToMany
+                    ? object.toManyObjects(at: relationship.index)
+                    : (object.values[relationship.index] as? ManagedObject).map { [$0] } ?? []
+                for target in related {
+                    next.append(target)
+                    if target.isFault && target.cachedRecord == nil { faults.append(target) }
+                }
+            }
+            try loadRecords(of: faults)
+            for target in faults { try? target.fireFault() }
+            level = next
+        }
+    }
+
+    /// Gives faults their records in one read per store.
+    private func loadRecords(of faults: [ManagedObject]) throws {
+        guard !faults.isEmpty else { return }
+        var byStore: [String: [ManagedObject]] = [:]
+        for fault in faults { byStore[fault.objectID.storeIdentifier ?? "", default: []].append(fault) }
+        for (_, objects) in byStore {
+            guard let store = persistentStoreCoordinator.store(for: objects[0].objectID) else { continue }
+            let records = try store.records(for: objects.map(\.objectID))
+            for object in objects { object.cachedRecord = records[object.objectID] }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import ModelObjects
+
+/// A description of the objects to fetch from a context: an entity, a predicate, an order and
+/// limits. `Object` is the class of the results: ``ManagedObject`` for a fetch by entity name,
+/// or your subclass for a typed fetch.
+///
+/// ```swift
+/// var request = FetchRequest<Employee>(entityName: "Employee")
+/// request.predicate = try KeyValuePredicate(format: "salary > %d", 50_000)
+/// request.sortDescriptors = [KeyPathSortDescriptor(key: "lastName")]
+/// let wellPaid = try context.fetch(request)                      // [Employee]
+/// let howMany = try context.count(for: request)
+/// let names = try context.fetchDictionaries(request, properties: ["firstName", "lastName"])
+/// ```
+///
+/// Corresponds to Core Data's `NSFetchRequest`; differences: a value type; the result type is
+/// chosen by the context method (``ManagedObjectContext/fetch(_:)``,
+/// ``ManagedObjectContext/fetchObjectIDs(_:)``, ``ManagedObjectContext/fetchDictionaries(_:properties:)``,
+/// ``ManagedObjectContext/count(for:)``) rather than a `resultType` property.
+public struct FetchRequest<Object: ManagedObject> {
+    /// The name of the entity fetched.
+    ///
+    /// Corresponds to `NSFetchRequest.entityName`.
+    public var entityName: String
+    /// The condition results meet; nil for every object of the entity.
+    ///
+    /// Corresponds to `NSFetchRequest.predicate`.
+    public var predicate: KeyValuePredicate?
+    /// The order of the results; empty for no particular order.
+    ///
+    /// Corresponds to `NSFetchRequest.sortDescriptors`.
+    public var sortDescriptors: [KeyPathSortDescriptor] = []
+    /// At most this many results; 0 for no limit.
+    ///
+    /// Corresponds to `NSFetchRequest.fetchLimit`.
+    public var fetchLimit = 0
+    /// Results to skip first.
+    ///
+    /// Corresponds to `NSFetchRequest.fetchOffset`.
+    public var fetchOffset = 0
+    /// How many objects' values are loaded together when the first of them is read; 0 loads
+    /// them all with the fetch.
+    ///
+    /// Corresponds to `NSFetchRequest.fetchBatchSize`.
+    public var fetchBatchSize = 0
+    /// Whether fetched objects are faults (their values held by the context's row cache until
+    /// first read) rather than loaded objects; true by default.
+    ///
+    /// Corresponds to `NSFetchRequest.returnsObjectsAsFaults`.
+    public var returnsObjectsAsFaults = true
+    /// Whether objects of subentities are fetched too; true by default.
+    ///
+    /// Corresponds to `NSFetchRequest.includesSubentities`.
+    public var includesSubentities = true
+    /// Relationship key paths whose objects are loaded with the fetch, in one pass per path.
+    ///
+    /// Corresponds to `NSFetchRequest.relationshipKeyPathsForPrefetching`.
+    public var relationshipKeyPathsForPrefetching: [String] = []
+    /// Whether unsaved changes of the context count: inserted objects that match are included,
+    /// changed objects are matched on their current values, deleted objects are left out. True
+    /// by default.
+    ///
+    /// Corresponds to `NSFetchRequest.includesPendingChanges`.
+    public var includesPendingChanges = true
+
+    /// A request for the objects of the entity named `entityName`.
+    ///
+    /// Corresponds to `NSFetchRequest(entityName:)`.
+    public init(entityName: String, predicate: KeyValuePredicate? = nil, sortDescriptors: [KeyPathSortDescriptor] = []) {
+        self.entityName = entityName
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+    }
+}
+
+extension FetchRequest where Object == ManagedObject {
+    /// A request for the objects of the entity named `entityName`, as ``ManagedObject``s.
+    public init(_ entityName: String) {
+        self.init(entityName: entityName)
+    }
+}
