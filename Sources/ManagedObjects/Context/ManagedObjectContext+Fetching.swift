@@ -103,21 +103,53 @@ extension ManagedObjectContext {
                     // Matched as the store has it: on the values last saved.
                     return try predicate.evaluate(with: object.committedValues(forKeys: nil).mapValues { isNull($0) ? nil : $0 } as [String: Any?])
                 }
-                return try predicate.evaluate(with: object)
+                return try predicate.evaluate(with: matchingView(of: object))
             }
         }
         if !appliedOrder || pending {
-            if !request.sortDescriptors.isEmpty { objects = try objects.sorted(using: request.sortDescriptors) }
+            if !request.sortDescriptors.isEmpty {
+                let views = try objects.map(matchingView).sorted(using: request.sortDescriptors)
+                objects = views.compactMap { view in
+                    (view as? [String: Any?])?[Self.viewObjectKey].flatMap { $0 as? ManagedObject } ?? (view as? ManagedObject)
+                }
+            }
             if request.fetchOffset > 0 { objects = Array(objects.dropFirst(request.fetchOffset)) }
             if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
         }
-        if !request.returnsObjectsAsFaults || request.fetchBatchSize > 0 {
-            for object in objects where object.isFault && object.cachedRecord != nil && request.fetchBatchSize == 0 {
-                try? object.fireFault()
+        if request.fetchBatchSize > 0 {
+            // Faults load their values a batch at a time: the first read in a batch reads the
+            // whole batch in one go.
+            let faults = objects.filter(\.isFault)
+            var start = 0
+            while start < faults.count {
+                let members = Array(faults[start..<min(start + request.fetchBatchSize, faults.count)])
+                let batch = FaultBatch(objectIDs: members.map(\.objectID))
+                for object in members {
+                    object.cachedRecord = nil
+                    object.faultBatch = batch
+                }
+                start += request.fetchBatchSize
             }
+        } else if !request.returnsObjectsAsFaults {
+            for object in objects where object.isFault && object.cachedRecord != nil { try? object.fireFault() }
         }
         for path in request.relationshipKeyPathsForPrefetching { try prefetch(path, of: objects) }
         return objects
+    }
+
+    private static let viewObjectKey = "\u{0}object"
+
+    /// What predicates and sort descriptors read while fetching: the object itself, or, for a
+    /// fault that holds its fetched record, the record's values by key (so matching and sorting
+    /// in memory do not fire faults), with the object under a key no property can have.
+    private func matchingView(of object: ManagedObject) -> Any {
+        guard object.isFault, let record = object.cachedRecord else { return object }
+        let values = objectValues(from: record)
+        var view: [String: Any?] = [Self.viewObjectKey: object]
+        for property in object.entity.properties where property.index < values.count {
+            view[property.name] = values[property.index]
+        }
+        return view
     }
 
     /// The registered object for a fetched record, or a new one: a fault that keeps the record
@@ -160,6 +192,13 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Gives the registered faults of a batch their records, in one read.
+    func loadBatch(_ batch: FaultBatch) throws {
+        let faults = batch.objectIDs.compactMap { registered[$0] }.filter { $0.isFault && $0.cachedRecord == nil }
+        for fault in faults { fault.faultBatch = nil }
+        try loadRecords(of: faults)
+    }
+
     /// Gives faults their records in one read per store.
     private func loadRecords(of faults: [ManagedObject]) throws {
         guard !faults.isEmpty else { return }
@@ -170,5 +209,14 @@ extension ManagedObjectContext {
             let records = try store.records(for: objects.map(\.objectID))
             for object in objects { object.cachedRecord = records[object.objectID] }
         }
+    }
+}
+
+/// The objects of one batch of a fetch with a batch size, which load their values together.
+final class FaultBatch {
+    let objectIDs: [ManagedObjectID]
+
+    init(objectIDs: [ManagedObjectID]) {
+        self.objectIDs = objectIDs
     }
 }

@@ -42,6 +42,7 @@ extension ManagedObjectContext {
         object.flags = [.fault, .awokeFromInsert]
         object.values = []
         object.cachedRecord = nil
+        object.faultBatch = nil
         object.snapshot = nil
         object.pendingChanges = []
         undoManager?.removeAllActions(withTarget: object)

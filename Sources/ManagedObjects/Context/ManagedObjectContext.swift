@@ -226,6 +226,7 @@ public final class ManagedObjectContext {
     /// Loads a fault's values from its store; runs `awakeFromFetch` with change recording off.
     func fulfillFault(of object: ManagedObject) throws {
         let id = object.objectID
+        if let batch = object.faultBatch { try loadBatch(batch) }
         let cached = object.cachedRecord
         object.cachedRecord = nil
         guard let record = try cached ?? persistentStoreCoordinator.store(for: id)?.record(for: id) else {

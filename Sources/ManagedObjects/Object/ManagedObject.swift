@@ -69,6 +69,8 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// The record a fetch read for this fault, which firing it uses instead of reading the
     /// store again; released when the fault fires.
     package final var cachedRecord: StoreRecord?
+    /// The batch of a fetch with a batch size this fault belongs to; firing it loads the batch.
+    final var faultBatch: FaultBatch?
     /// Set while finding out whether the class overrides ``primitiveValue(forKey:)`` for a key.
     package final var primitiveProbe: PrimitiveProbe = .idle
 

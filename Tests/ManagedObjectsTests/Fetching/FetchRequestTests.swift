@@ -200,6 +200,31 @@ final class CountingStore: PersistentStore, @unchecked Sendable {
         #expect(store.reads("record") == 0)
     }
 
+    @Test func firingOneFaultOfABatchLoadsThatBatchInOneRead() throws {
+        let model = try makeTestModel()
+        let store = CountingStore()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        coordinator.addPersistentStore(store)
+        let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        for index in 0..<25 { TestEmployee(context: writer).age = Int16(20 + index) }
+        try writer.save()
+        let reader = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        store.resetCounts()
+        var request = FetchRequest<TestEmployee>(entityName: "Employee", sortDescriptors: [KeyPathSortDescriptor(key: "age")])
+        request.fetchBatchSize = 10
+        let employees = try reader.fetch(request)
+        #expect(employees.map(\.isFault) == Array(repeating: true, count: 25))
+        #expect(employees[0].age == 20)
+        #expect(store.reads("records(for:)") == 1)
+        #expect(employees[10...].allSatisfy { $0.isFault && !$0.hasChanges })
+        _ = employees[0..<10].map(\.age)
+        #expect(store.reads("records(for:)") == 1)
+        #expect(employees[24].age == 44)
+        #expect(store.reads("records(for:)") == 2)
+        #expect(employees[10..<20].allSatisfy { $0.isFault })
+        #expect(store.reads("record") == 0)
+    }
+
     @Test func droppedUnchangedObjectsLeaveTheContext() throws {
         let (stack, _) = try makeStack()
         let context = stack.makeContext()
