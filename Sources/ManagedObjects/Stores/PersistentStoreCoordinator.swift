@@ -45,7 +45,9 @@ public final class PersistentStoreCoordinator: Sendable {
     ///   - type: The kind of store.
     ///   - url: The store's file, for kinds that have one.
     /// - Returns: The store.
-    /// - Throws: ``PersistenceError/Code/invalidStore`` for a kind this build cannot open.
+    /// - Throws: ``PersistenceError/Code/invalidStore`` for a kind this build cannot open, a
+    ///   missing URL or an unreadable file; ``PersistenceError/Code/incompatibleModel`` for a file
+    ///   written with another model.
     ///
     /// Corresponds to `-[NSPersistentStoreCoordinator addPersistentStoreWithType:configuration:URL:options:error:]`.
     @discardableResult
@@ -53,6 +55,13 @@ public final class PersistentStoreCoordinator: Sendable {
         switch type {
         case .inMemory:
             let store = InMemoryStore()
+            addPersistentStore(store)
+            return store
+        case .binary:
+            guard let url else {
+                throw PersistenceError(.invalidStore, message: "a binary store needs a file URL")
+            }
+            let store = try BinaryStore(url: url, model: managedObjectModel)
             addPersistentStore(store)
             return store
         default:

@@ -1,0 +1,260 @@
+import Foundation
+import Synchronization
+
+/// A store kept in one file that is read whole when the store is added and written whole,
+/// atomically (a new file renamed over the old one), by every save: small graphs that must
+/// survive the process without a database.
+///
+/// The file records the model's entity version hashes; opening it with a model whose entities
+/// differ throws ``PersistenceError/Code/incompatibleModel`` naming them.
+///
+/// Corresponds to Core Data's `NSBinaryStoreType`; differences: its own file format (a JSON
+/// document), not Core Data's.
+public final class BinaryStore: PersistentStore {
+    private struct State {
+        var records: [ManagedObjectID: StoreRecord] = [:]
+        var nextPrimaryKey: Int64 = 1
+    }
+
+    /// The store's identifier, kept in the file so permanent IDs stay valid across opens.
+    public let identifier: String
+    /// ``PersistentStoreType/binary``.
+    public var type: PersistentStoreType { .binary }
+    /// The store's file.
+    public var url: URL? { fileURL }
+    private let fileURL: URL
+    private let model: ManagedObjectModel
+    private let state: Mutex<State>
+
+    /// Opens the store in `url`, creating an empty one when the file does not exist.
+    ///
+    /// - Throws: ``PersistenceError/Code/invalidStore`` when the file cannot be read or is not a
+    ///   binary store; ``PersistenceError/Code/incompatibleModel`` when it was written with
+    ///   other entities.
+    public init(url: URL, model: ManagedObjectModel) throws {
+        fileURL = url
+        self.model = model
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            identifier = UUID().uuidString
+            state = Mutex(State())
+            try write(State())
+            return
+        }
+        let file: BinaryStoreFile
+        do {
+            file = try JSONDecoder().decode(BinaryStoreFile.self, from: Data(contentsOf: url))
+        } catch {
+            throw PersistenceError(.invalidStore, message: "\(url.path) is not a readable binary store: \(error)")
+        }
+        guard file.format == BinaryStoreFile.formatName else {
+            throw PersistenceError(.invalidStore, message: "\(url.path) is not a binary store (format '\(file.format)')")
+        }
+        let differences = Self.differences(stored: file.entityVersionHashes, model: model)
+        guard differences.isEmpty else {
+            throw PersistenceError(
+                .incompatibleModel,
+                message: "\(url.path) was written with another model: " + differences.joined(separator: "; "))
+        }
+        identifier = file.identifier
+        var loaded = State()
+        loaded.nextPrimaryKey = file.nextPrimaryKey
+        for entry in file.records {
+            guard let entity = model.entity(named: entry.entity) else {
+                throw PersistenceError(.invalidStore, message: "\(url.path) holds a record of unknown entity '\(entry.entity)'")
+            }
+            let id = ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: file.identifier, primaryKey: entry.key))
+            var values: [StoreValue] = []
+            values.reserveCapacity(entry.values.count)
+            for value in entry.values { values.append(try value.storeValue(model: model, storeIdentifier: file.identifier)) }
+            loaded.records[id] = StoreRecord(objectID: id, version: entry.version, values: values)
+        }
+        state = Mutex(loaded)
+    }
+
+    /// The entities whose version hashes differ between the file and the model, as sentences.
+    static func differences(stored: [String: Data], model: ManagedObjectModel) -> [String] {
+        let current = model.entityVersionHashesByName
+        var differences: [String] = []
+        for name in Set(stored.keys).union(current.keys).sorted() {
+            switch (stored[name], current[name]) {
+            case (nil, _?): differences.append("entity \(name) is new in the model")
+            case (_?, nil): differences.append("entity \(name) is not in the model")
+            case (let old?, let new?) where old != new: differences.append("entity \(name) changed")
+            default: break
+            }
+        }
+        return differences
+    }
+
+    /// Reserves `count` keys, unique in the store.
+    public func newPrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64] {
+        state.withLock { state in
+            let first = state.nextPrimaryKey
+            state.nextPrimaryKey += Int64(count)
+            return Array(first..<(first + Int64(count)))
+        }
+    }
+
+    /// The record for `objectID`.
+    public func record(for objectID: ManagedObjectID) throws -> StoreRecord? {
+        state.withLock { $0.records[objectID] }
+    }
+
+    /// The records of `objectIDs` that exist.
+    public func records(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: StoreRecord] {
+        state.withLock { state in
+            var found: [ManagedObjectID: StoreRecord] = [:]
+            for id in objectIDs { if let record = state.records[id] { found[id] = record } }
+            return found
+        }
+    }
+
+    /// The records of `entity`, in primary-key order.
+    public func records(of entity: EntityDescription, includesSubentities: Bool) throws -> [StoreRecord] {
+        state.withLock { state in
+            state.records.values.filter { record in
+                includesSubentities ? record.objectID.entity.isKindOf(entity: entity) : record.objectID.entity.name == entity.name
+            }
+        }.sorted { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
+    }
+
+    /// The versions of the records that exist.
+    public func versions(of objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: Int64] {
+        state.withLock { state in
+            var versions: [ManagedObjectID: Int64] = [:]
+            for id in objectIDs { if let record = state.records[id] { versions[id] = record.version } }
+            return versions
+        }
+    }
+
+    /// Applies the save and writes the whole file atomically; when the write fails, the store
+    /// keeps its previous records.
+    ///
+    /// - Throws: ``PersistenceError/Code/saveFailed``.
+    public func apply(_ changes: SaveChanges) throws {
+        try state.withLock { state in
+            var next = state
+            for record in changes.inserted { next.records[record.objectID] = record }
+            for record in changes.updated { next.records[record.objectID] = record }
+            for id in changes.deleted { next.records[id] = nil }
+            try write(next)
+            state = next
+        }
+    }
+
+    private func write(_ state: State) throws {
+        let file = BinaryStoreFile(
+            identifier: identifier, entityVersionHashes: model.entityVersionHashesByName, nextPrimaryKey: state.nextPrimaryKey,
+            records: state.records.values.sorted { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }.map {
+                BinaryStoreFile.Record($0)
+            })
+        do {
+            try JSONEncoder().encode(file).write(to: fileURL, options: .atomic)
+        } catch {
+            throw PersistenceError(.saveFailed, message: "could not write \(fileURL.path): \(error)")
+        }
+    }
+}
+
+/// The JSON document of a ``BinaryStore``.
+struct BinaryStoreFile: Codable {
+    static let formatName = "ModelObjects.BinaryStore.1"
+
+    struct Record: Codable {
+        var entity: String
+        var key: Int64
+        var version: Int64
+        var values: [Value]
+
+        init(_ record: StoreRecord) {
+            entity = record.objectID.entity.name
+            key = record.objectID.primaryKey ?? 0
+            version = record.version
+            values = record.values.map(Value.init)
+        }
+    }
+
+    /// One value, tagged with its kind.
+    enum Value: Codable {
+        case null
+        case integer(Int64)
+        case double(Double)
+        case decimal(String)
+        case string(String)
+        case boolean(Bool)
+        case date(Double)
+        case data(Data)
+        case uuid(UUID)
+        case uri(String)
+        case toOne(entity: String, key: Int64)
+        case toMany([Reference])
+
+        struct Reference: Codable {
+            var entity: String
+            var key: Int64
+        }
+
+        init(_ value: StoreValue) {
+            switch value {
+            case .null: self = .null
+            case .integer(let value): self = .integer(value)
+            case .double(let value): self = .double(value)
+            case .decimal(let value): self = .decimal(value.description)
+            case .string(let value): self = .string(value)
+            case .boolean(let value): self = .boolean(value)
+            case .date(let value): self = .date(value.timeIntervalSinceReferenceDate)
+            case .data(let value): self = .data(value)
+            case .uuid(let value): self = .uuid(value)
+            case .uri(let value): self = .uri(value.absoluteString)
+            case .toOne(nil): self = .null
+            case .toOne(let id?): self = .toOne(entity: id.entity.name, key: id.primaryKey ?? 0)
+            case .toMany(let ids): self = .toMany(ids.map { Reference(entity: $0.entity.name, key: $0.primaryKey ?? 0) })
+            }
+        }
+
+        /// The store value, with references resolved against `model`.
+        ///
+        /// - Throws: ``PersistenceError/Code/invalidStore`` for a value that cannot be read back.
+        func storeValue(model: ManagedObjectModel, storeIdentifier: String) throws -> StoreValue {
+            func id(_ entity: String, _ key: Int64) throws -> ManagedObjectID {
+                guard let description = model.entity(named: entity) else {
+                    throw PersistenceError(.invalidStore, message: "a reference names unknown entity '\(entity)'")
+                }
+                return ManagedObjectID(entity: description, key: .permanent(storeIdentifier: storeIdentifier, primaryKey: key))
+            }
+            switch self {
+            case .null: return .null
+            case .integer(let value): return .integer(value)
+            case .double(let value): return .double(value)
+            case .decimal(let text):
+                guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                    throw PersistenceError(.invalidStore, message: "'\(text)' is not a decimal number")
+                }
+                return .decimal(decimal)
+            case .string(let value): return .string(value)
+            case .boolean(let value): return .boolean(value)
+            case .date(let seconds): return .date(Date(timeIntervalSinceReferenceDate: seconds))
+            case .data(let value): return .data(value)
+            case .uuid(let value): return .uuid(value)
+            case .uri(let text):
+                guard let url = URL(string: text) else { throw PersistenceError(.invalidStore, message: "'\(text)' is not a URI") }
+                return .uri(url)
+            case .toOne(let entity, let key): return .toOne(try id(entity, key))
+            case .toMany(let references): return .toMany(try references.map { try id($0.entity, $0.key) })
+            }
+        }
+    }
+
+    var format = BinaryStoreFile.formatName
+    var identifier: String
+    var entityVersionHashes: [String: Data]
+    var nextPrimaryKey: Int64
+    var records: [Record]
+
+    init(identifier: String, entityVersionHashes: [String: Data], nextPrimaryKey: Int64, records: [Record]) {
+        self.identifier = identifier
+        self.entityVersionHashes = entityVersionHashes
+        self.nextPrimaryKey = nextPrimaryKey
+        self.records = records
+    }
+}
