@@ -115,6 +115,42 @@ enum ManagedObjectBenchmarks {
             }
         }
 
+        // Fetch 1,000,000 objects as faults, drop them, and see the memory come back.
+        var memoryRow: String?
+        if wanted("memory"), let context = makeContext(), let store = context.persistentStoreCoordinator.persistentStores.first,
+           let entity = model.entity(named: "Employee") {
+            var changes = SaveChanges()
+            let million = 1_000_000
+            let keys = (try? store.newPrimaryKeys(for: entity, count: million)) ?? []
+            for key in keys {
+                var values = [StoreValue](repeating: .null, count: entity.properties.count)
+                func slot(_ name: String) -> Int { entity.properties.firstIndex { $0.name == name } ?? 0 }
+                values[slot("firstName")] = .string("First\(key)")
+                values[slot("salary")] = .double(Double(key % 997))
+                values[slot("directReports")] = .toMany([])
+                changes.inserted.append(StoreRecord(
+                    objectID: ManagedObjectID(entity: entity, storeIdentifier: store.identifier, primaryKey: key),
+                    version: 1, values: values))
+            }
+            try? store.apply(changes)
+            changes = SaveChanges()
+            let before = residentBytes()
+            let start = now()
+            var fetched = 0
+            var elapsed = 0.0
+            var held = 0
+            do {
+                let objects = (try? context.fetch(FetchRequest<ManagedEmployee>(entityName: "Employee"))) ?? []
+                elapsed = Double(now() - start)
+                fetched = objects.count
+                held = residentBytes()
+            }
+            _ = trimMalloc(0)  // give freed pages back to the system, so the figure shows what is still in use
+            let after = residentBytes()
+            let during = ", holding them \(held / 1_048_576) MiB"
+            memoryRow = "| fetch 1,000,000 employees as faults, then drop them | \(formatDuration(elapsed)) | \(formatDuration(elapsed / Double(max(fetched, 1)))) | resident memory before \(before / 1_048_576) MiB\(during), after dropping \(after / 1_048_576) MiB; registered objects left: \(context.registeredObjects.count) | |"
+        }
+
         print("## Managed objects (in-memory store)")
         print()
         print("| Operation | Library (best of \(runs)) | Per object | Plain Swift | Ratio |")
@@ -125,6 +161,7 @@ enum ManagedObjectBenchmarks {
         row("insert and save 100,000 employees", insertAndSave, plainInsertAndSave, count)
         row("look up 100,000 objects by ID", lookup, plainLookup, count)
         row("move an employee between departments (inverse kept), 100,000 times", move, plainMove, moves)
+        if let memoryRow { print(memoryRow) }
         print()
     }
 }
@@ -150,3 +187,15 @@ final class PlainManagedDepartment {
 struct PlainRecord {
     var firstName: String, lastName: String, employeeID: Int64, salary: Double, department: Int?
 }
+
+/// The process's resident memory in bytes, from `/proc/self/statm` (0 where it is not available).
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// glibc's `malloc_trim`, which the Glibc module does not export: returns freed heap pages to the system.
+@_silgen_name("malloc_trim")
+func trimMalloc(_ pad: Int) -> Int32

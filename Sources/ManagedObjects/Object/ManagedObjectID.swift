@@ -29,6 +29,13 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
         self.key = key
     }
 
+    /// The permanent ID of a record: what a ``PersistentStore`` gives the records it holds.
+    ///
+    /// Corresponds to `-[NSIncrementalStore newObjectIDForEntity:referenceObject:]`.
+    public init(entity: EntityDescription, storeIdentifier: String, primaryKey: Int64) {
+        self.init(entity: entity, key: .permanent(storeIdentifier: storeIdentifier, primaryKey: primaryKey))
+    }
+
     /// A new temporary ID for an object of `entity`.
     static func temporary(for entity: EntityDescription) -> ManagedObjectID {
         ManagedObjectID(entity: entity, key: .temporary(temporaryIDs.add(1, ordering: .relaxed).newValue))
