@@ -15,11 +15,13 @@ let package = Package(
         .target(name: "SampleModels", dependencies: ["ModelObjects", "ManagedObjects"]),
         .executableTarget(name: "employees", dependencies: ["ModelObjects", "ManagedObjects", "SampleModels"]),
         .executableTarget(name: "ArchiveFuzzer", dependencies: ["ModelObjects", "SampleModels"]),
+        // A save loop the crash tests kill with SIGKILL; not a product.
+        .executableTarget(name: "StoreCrashWorker", dependencies: ["ManagedObjects"]),
         .testTarget(
             name: "ModelObjectsTests", dependencies: ["ModelObjects", "SampleModels"],
             resources: [.copy("Fixtures")]),
         .testTarget(
-            name: "ManagedObjectsTests", dependencies: ["ManagedObjects", "ModelObjects", "SampleModels"],
+            name: "ManagedObjectsTests", dependencies: ["ManagedObjects", "ModelObjects", "SampleModels", "StoreCrashWorker"],
             resources: [.copy("Fixtures")]),
     ]
 )

@@ -1,0 +1,54 @@
+// A save loop for the crash tests: `StoreCrashWorker <store type> <path>` opens the store and
+// saves batches of rows until it is killed, printing "saved N" after each save returns. The test
+// kills it with SIGKILL at a random moment, reopens the store and checks that every batch it
+// reported is there, whole, and that no batch is there in part.
+
+import Foundation
+import ManagedObjects
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3 else {
+    FileHandle.standardError.write(Data("usage: StoreCrashWorker <InMemory|SQLite|Binary> <path>\n".utf8))
+    exit(2)
+}
+
+/// The model the crash tests use: batches and their rows.
+func crashTestModel() throws -> ManagedObjectModel {
+    try ManagedObjectModel {
+        Entity("Batch") {
+            Property("number", .integer64)
+            Property("rows", to: "Row", inverse: "batch", toMany: true, deleteRule: .cascade)
+        }
+        Entity("Row") {
+            Property("position", .integer64)
+            Property("payload", .string)
+            Property("batch", to: "Batch", inverse: "rows")
+        }
+    }
+}
+
+do {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try crashTestModel())
+    try coordinator.addPersistentStore(type: PersistentStoreType(rawValue: arguments[1]), at: URL(fileURLWithPath: arguments[2]))
+    let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+    let existing = try context.count(for: FetchRequest<ManagedObject>("Batch"))
+    var number = existing
+    while true {
+        number += 1
+        let batch = try context.insertNewObject(forEntityName: "Batch")
+        try batch.setValue(number, forKey: "number")
+        let rows = try batch.mutableSetValue(forKey: "rows")
+        for position in 0..<20 {
+            let row = try context.insertNewObject(forEntityName: "Row")
+            try row.setValue(position, forKey: "position")
+            try row.setValue(String(repeating: "x", count: 200), forKey: "payload")
+            try rows.insert(row)
+        }
+        try context.save()
+        context.reset()
+        FileHandle.standardOutput.write(Data("saved \(number)\n".utf8))  // unbuffered
+    }
+} catch {
+    FileHandle.standardError.write(Data("StoreCrashWorker: \(error)\n".utf8))
+    exit(1)
+}

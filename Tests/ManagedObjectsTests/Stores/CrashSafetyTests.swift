@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+@testable import ManagedObjects
+
+/// A process killed with SIGKILL in the middle of its save loop loses no save that returned and
+/// leaves no half-written save.
+@Suite(.serialized) struct CrashSafetyTests {
+    private static var workerURL: URL? {
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = testBinary.deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("StoreCrashWorker")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    /// Runs the worker until it has reported `minimumSaves` saves plus a random delay, kills it,
+    /// and returns the last save number it reported.
+    private func runAndKill(type: PersistentStoreType, path: String, delay: Double) throws -> Int {
+        let worker = try #require(Self.workerURL, "StoreCrashWorker must be built next to the tests")
+        let process = Process()
+        process.executableURL = worker
+        process.arguments = [type.rawValue, path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        Thread.sleep(forTimeInterval: delay)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let numbers = output.split(separator: "\n").compactMap { line in
+            line.hasPrefix("saved ") ? Int(line.dropFirst(6)) : nil
+        }
+        return numbers.last ?? 0
+    }
+
+    @Test(arguments: [PersistentStoreType.binary])
+    func killedSaveLoopsLoseNothingAndLeaveNoHalfSave(type: PersistentStoreType) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crash-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("store").path
+        var acknowledged = 0
+        for round in 0..<6 {
+            let reported = try runAndKill(type: type, path: path, delay: Double.random(in: 0.15...0.6) + Double(round) * 0.05)
+            acknowledged = max(acknowledged, reported)
+            let model = try ManagedObjectModel {
+                Entity("Batch") {
+                    Property("number", .integer64)
+                    Property("rows", to: "Row", inverse: "batch", toMany: true, deleteRule: .cascade)
+                }
+                Entity("Row") {
+                    Property("position", .integer64)
+                    Property("payload", .string)
+                    Property("batch", to: "Batch", inverse: "rows")
+                }
+            }
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(type: type, at: URL(fileURLWithPath: path))
+            let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+            let batches = try context.fetch(FetchRequest<ManagedObject>("Batch"))
+            let numbers = try batches.compactMap { try $0.value(forKey: "number") as? Int64 }.sorted()
+            #expect(numbers.count >= acknowledged, "round \(round): a reported save was lost")
+            #expect(numbers.count <= acknowledged + 1, "round \(round): more saves than the worker made")
+            #expect(numbers == (0..<Int64(numbers.count)).map { $0 + 1 }, "round \(round): batches missing or repeated")
+            for batch in batches {
+                let rows = try #require(try batch.value(forKey: "rows") as? Set<ManagedObject>)
+                #expect(rows.count == 20, "round \(round): a half-saved batch")
+            }
+            #expect(try context.count(for: FetchRequest<ManagedObject>("Row")) == numbers.count * 20)
+            acknowledged = numbers.count
+        }
+        #expect(acknowledged > 0)
+    }
+}
