@@ -20,6 +20,9 @@ package final class PropertyDescriptor: Sendable {
     private let recordedDependencies = Mutex<[String]>([])
     /// The reader of an optional stored value, which unwraps it without a dynamic cast.
     private let optionalReader: (any OptionalKeyValueReading.Type)?
+    /// The reader of a computed value whose type can never hold an `Optional`, which boxes it
+    /// without looking inside (a dynamic cast per read otherwise).
+    private let plainComputedReader: (any PlainComputedValueReading.Type)?
     /// How the stored value is laid out, when it is one of the types read and written directly.
     let layout: DirectLayout
 
@@ -38,6 +41,8 @@ package final class PropertyDescriptor: Sendable {
         self.storage = storage
         self.kind = storage.propertyKind
         optionalReader = storage as? any OptionalKeyValueReading.Type
+        plainComputedReader = optionalReader == nil && cannotHoldOptional(storage.storedValueType)
+            ? storage as? any PlainComputedValueReading.Type : nil
         layout = Self.directLayout(of: storage)
     }
 
@@ -78,6 +83,7 @@ package final class PropertyDescriptor: Sendable {
             return related
         case .generic:
             if let optionalReader { return optionalReader.optionalKeyValue(in: object, at: offset) }
+            if let plainComputedReader { return plainComputedReader.plainKeyValue(in: object, at: offset) }
             return storage.keyValue(in: object, at: offset)
         }
     }
@@ -186,6 +192,17 @@ package final class PropertyTable: Sendable {
     /// beats hashing.
     package func descriptor(atOffset offset: Int) -> PropertyDescriptor? {
         for descriptor in descriptors where descriptor.offset == offset { return descriptor }
+        return nil
+    }
+
+    /// Calls `body` with the descriptor whose wrapper lives at `offset`, without retaining it;
+    /// nil when there is none.
+    @inline(__always)
+    func withDescriptor<Result>(atOffset offset: Int, _ body: (PropertyDescriptor) throws -> Result) rethrows -> Result? {
+        for descriptor in unmanagedDescriptors {
+            let found = descriptor._withUnsafeGuaranteedRef { $0.offset == offset }
+            if found { return try descriptor._withUnsafeGuaranteedRef(body) }
+        }
         return nil
     }
 
