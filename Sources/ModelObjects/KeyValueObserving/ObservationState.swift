@@ -160,63 +160,102 @@ package final class ObservationState {
             try body()
             return true
         }
-        let summary = snapshot.summary
-        guard !summary.contains(.needsRecords) else { return false }
-        // The snapshot holds the observations strongly for the whole change, so the loops below
-        // borrow them (`borrowedObservation`) without reference counting, even when an observer
+        guard !snapshot.summary.contains(.needsRecords) else { return false }
+        // The snapshot holds the observations strongly for the whole change, so the code below
+        // borrows them (`borrowedObservation`) without reference counting, even when an observer
         // invalidates another observation.
+        if snapshot.subscriptions.count == 1 {
+            try Self.changeNotifyingOne(
+                snapshot.subscriptions[0], object, key: key, descriptor: knownDescriptor, body)
+        } else {
+            try Self.changeNotifyingEach(snapshot, object, key: key, descriptor: knownDescriptor, body)
+        }
+        return true
+    }
+
+    /// ``changeNotifyingDirectly(_:key:descriptor:_:)`` for a key with one subscription, the
+    /// common case: straight-line code, so that the old value moves into the change. (Copying
+    /// or destroying an `Any?` goes through its type's value witnesses, a few calls each.)
+    private static func changeNotifyingOne(
+        _ subscription: Subscription, _ object: ModelObject, key: String, descriptor: PropertyDescriptor?,
+        _ body: () throws -> Void
+    ) rethrows {
+        let observation = subscription.borrowedObservation
+        let options = observation._withUnsafeGuaranteedRef { $0.options }
+        let includesOld = options.contains(.old)
+        let includesNew = options.contains(.new)
+        let isDirect = subscription.isDirect
+        let old: Any?
+        if !includesOld {
+            old = nil
+        } else if isDirect {
+            old = value(of: object, key: key, descriptor: descriptor)
+        } else {
+            old = observation._withUnsafeGuaranteedRef { $0.currentValue() }
+        }
+        try body()
+        guard observation._withUnsafeGuaranteedRef({ $0.isActive }) else { return }
+        let new: Any?
+        if !includesNew {
+            new = nil
+        } else if isDirect {
+            new = value(of: object, key: key, descriptor: descriptor)
+        } else {
+            new = observation._withUnsafeGuaranteedRef { $0.currentValue() }
+        }
+        let change = KeyValueChange(
+            settingOld: consume old, includesOld: includesOld, new: consume new, includesNew: includesNew)
+        observation._withUnsafeGuaranteedRef { $0.deliver(change) }
+    }
+
+    /// ``changeNotifyingDirectly(_:key:descriptor:_:)`` for a key with several subscriptions.
+    private static func changeNotifyingEach(
+        _ snapshot: KeySubscriptions.Snapshot, _ object: ModelObject, key: String, descriptor: PropertyDescriptor?,
+        _ body: () throws -> Void
+    ) rethrows {
+        let summary = snapshot.summary
         let interested = snapshot.subscriptions
-        let oldValue = summary.contains(.directWantsOld)
-            ? Self.value(of: object, key: key, descriptor: knownDescriptor) : nil
-        // Observers of dependent keys see the old value of their own key path, taken now. One
-        // subscription keeps its value in a local; several need an array.
-        var singleIndirectOldValue: Any?
+        let oldValue = summary.contains(.directWantsOld) ? value(of: object, key: key, descriptor: descriptor) : nil
+        // Observers of dependent keys see the old value of their own key path, taken now.
         var indirectOldValues: [Any?] = []
         if summary.contains(.indirectWantsOld) {
-            if interested.count == 1 {
-                singleIndirectOldValue = interested[0].borrowedObservation._withUnsafeGuaranteedRef { $0.currentValue() }
-            } else {
-                indirectOldValues.reserveCapacity(interested.count)
-                for subscription in interested {
-                    indirectOldValues.append(subscription.borrowedObservation._withUnsafeGuaranteedRef { observation in
-                        !subscription.isDirect && observation.options.contains(.old) ? observation.currentValue() : nil
-                    })
-                }
+            indirectOldValues.reserveCapacity(interested.count)
+            for subscription in interested {
+                indirectOldValues.append(subscription.borrowedObservation._withUnsafeGuaranteedRef { observation in
+                    !subscription.isDirect && observation.options.contains(.old) ? observation.currentValue() : nil
+                })
             }
         }
         try body()
         // An observation subscribed twice to the key (through two dependencies) is notified once.
-        var notified: [ObjectIdentifier] = []
+        var notified: [UnsafeMutableRawPointer] = []
         var index = interested.count
         while index > 0 {
             index -= 1
             let isDirect = interested[index].isDirect
-            interested[index].borrowedObservation._withUnsafeGuaranteedRef { observation in
-                guard observation.isActive else { return }
-                if summary.contains(.repeatsObservation) {
-                    let identifier = ObjectIdentifier(observation)
-                    if notified.contains(identifier) { return }
-                    notified.append(identifier)
-                }
-                var change = KeyValueChange(kind: .setting)
-                let options = observation.options
-                if options.contains(.old) {
-                    if isDirect {
-                        change.oldValue = oldValue
-                    } else {
-                        change.oldValue = indirectOldValues.isEmpty ? singleIndirectOldValue : indirectOldValues[index]
-                    }
-                    change.includesOldValue = true
-                }
-                if options.contains(.new) {
-                    change.newValue = isDirect
-                        ? Self.value(of: object, key: key, descriptor: knownDescriptor) : observation.currentValue()
-                    change.includesNewValue = true
-                }
-                observation.deliver(change)
+            let observation = interested[index].borrowedObservation
+            let (isActive, options) = observation._withUnsafeGuaranteedRef { ($0.isActive, $0.options) }
+            guard isActive else { continue }
+            if summary.contains(.repeatsObservation) {
+                let identifier = observation.toOpaque()
+                if notified.contains(identifier) { continue }
+                notified.append(identifier)
             }
+            let includesOld = options.contains(.old)
+            let includesNew = options.contains(.new)
+            let old: Any? = !includesOld ? nil : isDirect ? oldValue : indirectOldValues[index]
+            let new: Any?
+            if !includesNew {
+                new = nil
+            } else if isDirect {
+                new = value(of: object, key: key, descriptor: descriptor)
+            } else {
+                new = observation._withUnsafeGuaranteedRef { $0.currentValue() }
+            }
+            let change = KeyValueChange(
+                settingOld: consume old, includesOld: includesOld, new: consume new, includesNew: includesNew)
+            observation._withUnsafeGuaranteedRef { $0.deliver(change) }
         }
-        return true
     }
 
     /// The subscriptions for `key`, in registration order.
