@@ -165,8 +165,7 @@ package final class ObservationState {
         // borrows them (`borrowedObservation`) without reference counting, even when an observer
         // invalidates another observation.
         if snapshot.subscriptions.count == 1 {
-            try Self.changeNotifyingOne(
-                snapshot.subscriptions[0], object, key: key, descriptor: knownDescriptor, body)
+            try Self.changeNotifyingOne(snapshot.subscriptions, object, key: key, descriptor: knownDescriptor, body)
         } else {
             try Self.changeNotifyingEach(snapshot, object, key: key, descriptor: knownDescriptor, body)
         }
@@ -176,11 +175,14 @@ package final class ObservationState {
     /// ``changeNotifyingDirectly(_:key:descriptor:_:)`` for a key with one subscription, the
     /// common case: straight-line code, so that the old value moves into the change. (Copying
     /// or destroying an `Any?` goes through its type's value witnesses, a few calls each.)
+    ///
+    /// Takes the whole list, which it reads only trivial fields of, so that nothing is retained.
     private static func changeNotifyingOne(
-        _ subscription: Subscription, _ object: ModelObject, key: String, descriptor: PropertyDescriptor?,
+        _ subscriptions: [Subscription], _ object: ModelObject, key: String, descriptor: PropertyDescriptor?,
         _ body: () throws -> Void
     ) rethrows {
-        let observation = subscription.borrowedObservation
+        let subscription = (observation: subscriptions[0].borrowedObservation, isDirect: subscriptions[0].isDirect)
+        let observation = subscription.observation
         let options = observation._withUnsafeGuaranteedRef { $0.options }
         let includesOld = options.contains(.old)
         let includesNew = options.contains(.new)
