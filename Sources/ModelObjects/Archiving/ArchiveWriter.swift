@@ -83,8 +83,25 @@ final class ArchiveWriter {
         case .bool: .bool(descriptor.load(Bool.self, in: object))
         case .string: .uid(uid(forString: descriptor.load(String.self, in: object)))
         case .object: .uid(descriptor.load(ModelObject?.self, in: object).map { uid(forObject: $0) } ?? 0)
-        case .generic: inlineValue(descriptor.value(in: object), key: descriptor.key)
+        case .generic:
+            if let collection = descriptor.objectCollection {
+                .uid(uid(forObjectsOf: collection, at: descriptor.address(in: object)))
+            } else {
+                inlineValue(descriptor.value(in: object), key: descriptor.key)
+            }
         }
+    }
+
+    /// The `NSArray` or `NSSet` of a to-many relationship's objects, written as
+    /// ``reference(to:key:)`` writes a collection, with no cast per element.
+    private func uid(forObjectsOf collection: any ModelObjectCollection.Type, at address: UnsafeRawPointer) -> UInt64 {
+        var references: [PropertyListValue] = []
+        collection.forEachObject(at: address) { references.append(.uid(uid(forObject: $0))) }
+        let name = collection.isOrderedCollection ? "NSArray" : "NSSet"
+        return append(.dictionary([
+            (key: "NS.objects", value: .array(references)),
+            (key: "$class", value: .uid(foundationClassUID(name))),
+        ]))
     }
 
     /// The UID of a string, uniqued.

@@ -191,6 +191,32 @@ package struct PropertyListDictionary: Sendable {
         if entries.count > Self.indexThreshold { rebuildIndex() }
     }
 
+    /// A dictionary of entries in order, which checks small dictionaries' keys in one pass
+    /// over pairs instead of looking each key up as it is added; as ``init(_:)``, a repeated key
+    /// keeps its first place and takes the later value.
+    init(checkingEntries entries: [Element]) {
+        if entries.count <= Self.indexThreshold && Self.keysAreDistinct(entries) {
+            self.init(uncheckedDistinctEntries: entries)
+        } else {
+            self.init(entries.lazy.map { ($0.key, $0.value) })
+        }
+    }
+
+    /// Whether no two keys are equal; lengths are compared first, which tells most keys apart
+    /// without a string comparison.
+    private static func keysAreDistinct(_ entries: [Element]) -> Bool {
+        guard entries.count > 1 else { return true }
+        var lengths: [Int] = []
+        lengths.reserveCapacity(entries.count)
+        for entry in entries { lengths.append(entry.key.utf8.count) }
+        for index in 1 ..< entries.count {
+            for earlier in 0 ..< index where lengths[earlier] == lengths[index] {
+                if entries[earlier].key == entries[index].key { return false }
+            }
+        }
+        return true
+    }
+
     /// The number of entries.
     package var count: Int { elements.count }
     /// Whether there are no entries.
