@@ -25,11 +25,13 @@ public final class KeyedArchiver: Coder {
     public var outputFormat: PropertyListSerialization.PropertyListFormat = .binary
 
     private var classNames: [ObjectIdentifier: String] = [:]
-    private lazy var writer = ArchiveWriter { [unowned self] in self.className(for: $0) }
+    private let writer = ArchiveWriter()
+    // The archiver is used by one thread at a time: the state touched for every value is read
+    // and written without dynamic exclusivity checks.
     /// The entries of the object being encoded (or of `$top`).
-    private var entries: [(key: String, value: PropertyListValue)] = []
-    private var currentUID: UInt64?
-    private var topEntries: [(key: String, value: PropertyListValue)] = []
+    @exclusivity(unchecked) private var entries: [(key: String, value: PropertyListValue)] = []
+    @exclusivity(unchecked) private var currentUID: UInt64?
+    @exclusivity(unchecked) private var topEntries: [(key: String, value: PropertyListValue)] = []
     /// Conditional references, patched once the archive is complete.
     private var conditionalReferences: [ConditionalReference] = []
     private var finishedData: Data?
@@ -37,6 +39,7 @@ public final class KeyedArchiver: Coder {
     /// Creates an archiver; encode values with the keyed methods, then call ``finishEncoding()``.
     public override init() {
         super.init()
+        writer.className = { [unowned self] in self.className(for: $0) }
     }
 
     /// Returns an archive of `rootObject` (stored under the key `root`, as Foundation does).
@@ -67,6 +70,11 @@ public final class KeyedArchiver: Coder {
         topEntries = entries
         while let (uid, object) = writer.nextQueuedObject() {
             entries = []
+            // Room for the declared properties and `$class`: one allocation per object instead
+            // of the array's growth steps.
+            if let model = object as? ModelObject {
+                entries.reserveCapacity(model.propertyTable.descriptors.count + 1)
+            }
             currentUID = uid
             object.encode(with: self)
             entries.append((key: "$class", value: .uid(writer.classUID(for: object, versionKey: "$classversion"))))

@@ -52,6 +52,13 @@ extension BinaryPropertyListWriter {
         var references: [Int] = []
         /// Scalars already numbered, for sharing equal ones.
         var table = ScalarTable()
+        /// The object numbers of UIDs and small non-negative integers, by value (0 for none
+        /// yet, else number + 1): keyed archives are mostly UIDs, which are dense small
+        /// numbers, so an array beats hashing them.
+        var uidNumbers: [Int32] = []
+        var smallIntegerNumbers: [Int32] = []
+        /// Strings already numbered, by their raw representation (see ``flatten(_:)``).
+        var stringsByBits = StringBitsTable()
         /// An estimate of the encoded size of the scalars, to size the output buffer.
         var scalarBytes = 0
 
@@ -65,6 +72,9 @@ extension BinaryPropertyListWriter {
             case .string(let string):
                 return flatten(string)
             case .integer(let integer):
+                if integer >= 0 && integer < Self.directLimit {
+                    return numberDirectly(value, Int(integer), isUID: false)
+                }
                 return unique(value, hash: table.hash(UInt64(bitPattern: integer), kind: 1), size: 9)
             case .unsignedInteger(let integer):
                 return unique(value, hash: table.hash(integer, kind: 2), size: 17)
@@ -79,6 +89,9 @@ extension BinaryPropertyListWriter {
                 let hash = data.withUnsafeBytes { table.hash(bytes: $0, kind: 6).hash }
                 return unique(value, hash: hash, size: data.count + 9)
             case .uid(let uid):
+                if uid < UInt64(Self.directLimit) {
+                    return numberDirectly(value, Int(uid), isUID: true)
+                }
                 return unique(value, hash: table.hash(uid, kind: 7), size: 9)
             case .bool(let bool):
                 return unique(value, hash: table.hash(bool ? 1 : 0, kind: 8), size: 1)
@@ -120,8 +133,49 @@ extension BinaryPropertyListWriter {
             }
         }
 
+        /// Values below this are numbered through ``uidNumbers`` and ``smallIntegerNumbers``.
+        static let directLimit = 1 << 22
+
+        /// Numbers a UID or small integer through its slot in `numbers`, growing the array to
+        /// twice the value at most.
+        private mutating func numberDirectly(_ value: PropertyListValue, _ key: Int, isUID: Bool) -> Int {
+            let known = isUID ? Self.number(at: key, in: &uidNumbers) : Self.number(at: key, in: &smallIntegerNumbers)
+            if known >= 0 { return known }
+            let number = objects.count
+            objects.append(.scalar(value))
+            scalarBytes += 9
+            if isUID {
+                uidNumbers[key] = Int32(truncatingIfNeeded: number + 1)
+            } else {
+                smallIntegerNumbers[key] = Int32(truncatingIfNeeded: number + 1)
+            }
+            return number
+        }
+
+        /// The number recorded at `key`, or -1, after growing `numbers` to hold `key` (to
+        /// twice the value at most).
+        @inline(__always)
+        private static func number(at key: Int, in numbers: inout [Int32]) -> Int {
+            if key >= numbers.count {
+                numbers.append(contentsOf: repeatElement(0, count: max(key + 1, 2 * numbers.count, 256) - numbers.count))
+            }
+            return Int(numbers[key]) - 1
+        }
+
         /// Numbers a string, sharing an earlier one with exactly the same UTF-8 bytes.
+        ///
+        /// A string seen before with the same raw representation (its two words: for a small
+        /// string the bytes themselves, for another its storage and length) has the same bytes,
+        /// so it is found without hashing them; others go through the byte hash.
         private mutating func flatten(_ string: String) -> Int {
+            let bits = unsafeBitCast(string, to: (UInt64, UInt64).self)
+            if let number = stringsByBits[bits] { return number }
+            let number = flattenHashingBytes(string)
+            stringsByBits[bits] = number
+            return number
+        }
+
+        private mutating func flattenHashingBytes(_ string: String) -> Int {
             var copy = string
             typealias Probe = (hash: UInt64, isASCII: Bool, length: Int, slot: Int, found: Int?)
             let probe = copy.withUTF8 { utf8 -> Probe in
@@ -365,6 +419,58 @@ extension BinaryPropertyListWriter {
 }
 
 extension BinaryPropertyListWriter {
+    /// Strings' raw representations to object numbers. Equal representations mean equal
+    /// bytes as long as the strings are alive, which the value being written guarantees.
+    /// SplitMix64's finalizer: every input bit affects every output bit.
+    @inline(__always)
+    fileprivate static func mix(_ value: UInt64) -> UInt64 {
+        var z = value
+        z = (z ^ (z &>> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z &>> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z &>> 31)
+    }
+
+    fileprivate struct StringBitsTable {
+        private var keys: [(UInt64, UInt64)] = Array(repeating: (0, 0), count: 256)
+        private var numbers: [Int] = Array(repeating: -1, count: 256)
+        private var mask = 255
+        private var count = 0
+
+        @inline(__always)
+        private func slot(of key: (UInt64, UInt64)) -> Int {
+            var slot = Int(truncatingIfNeeded: BinaryPropertyListWriter.mix(key.0 ^ BinaryPropertyListWriter.mix(key.1))) & mask
+            while numbers[slot] >= 0 && keys[slot] != key { slot = (slot + 1) & mask }
+            return slot
+        }
+
+        subscript(key: (UInt64, UInt64)) -> Int? {
+            get {
+                let slot = slot(of: key)
+                return numbers[slot] >= 0 ? numbers[slot] : nil
+            }
+            set {
+                guard let newValue else { return }
+                let slot = slot(of: key)
+                if numbers[slot] < 0 { count += 1 }
+                keys[slot] = key
+                numbers[slot] = newValue
+                if count * 2 > numbers.count { grow() }
+            }
+        }
+
+        private mutating func grow() {
+            let oldKeys = keys, oldNumbers = numbers
+            keys = Array(repeating: (0, 0), count: oldKeys.count * 2)
+            numbers = Array(repeating: -1, count: oldKeys.count * 2)
+            mask = keys.count - 1
+            for index in oldKeys.indices where oldNumbers[index] >= 0 {
+                let slot = slot(of: oldKeys[index])
+                keys[slot] = oldKeys[index]
+                numbers[slot] = oldNumbers[index]
+            }
+        }
+    }
+
     /// An open-addressing hash table from scalar hashes to object numbers; the objects
     /// themselves are compared by the flattener. Hashes are seeded per writer run, so that
     /// colliding input cannot be prepared in advance.

@@ -206,11 +206,9 @@ package struct PropertyListDictionary: Sendable {
     /// without a string comparison.
     private static func keysAreDistinct(_ entries: [Element]) -> Bool {
         guard entries.count > 1 else { return true }
-        var lengths: [Int] = []
-        lengths.reserveCapacity(entries.count)
-        for entry in entries { lengths.append(entry.key.utf8.count) }
         for index in 1 ..< entries.count {
-            for earlier in 0 ..< index where lengths[earlier] == lengths[index] {
+            let length = entries[index].key.utf8.count
+            for earlier in 0 ..< index where entries[earlier].key.utf8.count == length {
                 if entries[earlier].key == entries[index].key { return false }
             }
         }
