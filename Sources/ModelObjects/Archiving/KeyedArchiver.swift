@@ -32,6 +32,9 @@ public final class KeyedArchiver: Coder {
     @exclusivity(unchecked) private var entries: [(key: String, value: PropertyListValue)] = []
     @exclusivity(unchecked) private var currentUID: UInt64?
     @exclusivity(unchecked) private var topEntries: [(key: String, value: PropertyListValue)] = []
+    /// The number of entries when the declared properties were the first and only ones written
+    /// for the current object.
+    @exclusivity(unchecked) private var declaredEntryCount: Int?
     /// Conditional references, patched once the archive is complete.
     private var conditionalReferences: [ConditionalReference] = []
     private var finishedData: Data?
@@ -70,15 +73,16 @@ public final class KeyedArchiver: Coder {
         topEntries = entries
         while let (uid, object) = writer.nextQueuedObject() {
             entries = []
-            // Room for the declared properties and `$class`: one allocation per object instead
-            // of the array's growth steps.
-            if let model = object as? ModelObject {
-                entries.reserveCapacity(model.propertyTable.descriptors.count + 1)
-            }
+            declaredEntryCount = nil
             currentUID = uid
             object.encode(with: self)
+            // Entries written by the default `encode(with:)` alone have distinct keys (declared
+            // keys, and `$class`, which no Swift property can be named): no check needed.
+            let distinct = declaredEntryCount == entries.count
             entries.append((key: "$class", value: .uid(writer.classUID(for: object, versionKey: "$classversion"))))
-            writer.setObject(.dictionary(PropertyListDictionary(entries: entries)), at: uid)
+            let body = distinct
+                ? PropertyListDictionary(uncheckedDistinctEntries: entries) : PropertyListDictionary(entries: entries)
+            writer.setObject(.dictionary(body), at: uid)
         }
         currentUID = nil
         patchConditionalReferences()
@@ -165,9 +169,14 @@ public final class KeyedArchiver: Coder {
     }
 
     override func encodeDeclaredProperties(of object: ModelObject) {
-        for descriptor in object.propertyTable.descriptors where !descriptor.isReadOnly {
+        let descriptors = object.propertyTable.descriptors
+        let first = entries.isEmpty && currentUID != nil
+        // Room for the properties and `$class`: one allocation per object, not growth steps.
+        if first { entries.reserveCapacity(descriptors.count + 1) }
+        for descriptor in descriptors where !descriptor.isReadOnly {
             entries.append((key: descriptor.key, value: writer.encodedValue(of: descriptor, in: object)))
         }
+        if first { declaredEntryCount = entries.count }
     }
 
     private func patchConditionalReferences() {

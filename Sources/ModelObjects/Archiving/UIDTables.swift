@@ -67,10 +67,10 @@ struct StringUIDTable {
     private var count = 0
 
     init() {
-        hashes = Array(repeating: 0, count: 64)
-        strings = Array(repeating: "", count: 64)
-        values = Array(repeating: 0, count: 64)
-        mask = 63
+        hashes = Array(repeating: 0, count: 1024)
+        strings = Array(repeating: "", count: 1024)
+        values = Array(repeating: 0, count: 1024)
+        mask = 1023
     }
 
     /// A hash of the string's UTF-8 bytes, never 0 (which marks empty slots). Strings that are
@@ -147,7 +147,8 @@ struct StringUIDTable {
 
     private mutating func grow() {
         let oldHashes = hashes, oldStrings = strings, oldValues = values
-        let capacity = oldHashes.count * 2
+        // Four times larger: archives have many strings, and each step moves them all.
+        let capacity = oldHashes.count * 4
         hashes = Array(repeating: 0, count: capacity)
         strings = Array(repeating: "", count: capacity)
         values = Array(repeating: 0, count: capacity)

@@ -55,6 +55,10 @@ extension BinaryPropertyListReader {
         /// Where the keys of the dictionaries on the stack are, for the duplicate-key check;
         /// each dictionary frame owns the entries from its `keyStart` on.
         var keys: [KeyLocation] = []
+        /// The key objects of the last small dictionary found to have distinct keys: archives
+        /// repeat the same keys object after object, and the same string objects need no
+        /// second comparison.
+        var lastDistinctKeyObjects: [Int] = []
 
         /// Where a dictionary key's string object is in the data.
         struct KeyLocation {
@@ -271,16 +275,36 @@ extension BinaryPropertyListReader {
             guard frame.isDictionary else { return .array(frame.items) }
             defer { keys.removeLast(keys.count - frame.keyStart) }
             let count = frame.entries.count
-            if count <= 16 && keysAreDistinct(frame) {
+            if count <= 16 && (hasLastDistinctKeys(frame) || keysAreDistinct(frame)) {
                 return .dictionary(PropertyListDictionary(uncheckedDistinctEntries: frame.entries))
             }
             // Large, or with a repeated key: the later value replaces the earlier one.
             return .dictionary(PropertyListDictionary(frame.entries.lazy.map { ($0.key, $0.value) }))
         }
 
+        /// Whether the dictionary's keys are the same key objects, in the same order, as those of
+        /// the last dictionary found to have distinct keys.
+        private func hasLastDistinctKeys(_ frame: Frame) -> Bool {
+            let count = frame.entries.count
+            guard count == lastDistinctKeyObjects.count else { return false }
+            let start = frame.keyStart
+            for index in 0 ..< count where keys[start + index].offset != lastDistinctKeyObjects[index] {
+                return false
+            }
+            return true
+        }
+
         /// Whether a small dictionary's keys are distinct, judged from the data where both are
-        /// ASCII (equal exactly when their bytes are) and by `String ==` otherwise.
-        private func keysAreDistinct(_ frame: Frame) -> Bool {
+        /// ASCII (equal exactly when their bytes are) and by `String ==` otherwise; remembers
+        /// the keys when they are.
+        private mutating func keysAreDistinct(_ frame: Frame) -> Bool {
+            guard checkKeysAreDistinct(frame) else { return false }
+            lastDistinctKeyObjects.removeAll(keepingCapacity: true)
+            for index in 0 ..< frame.entries.count { lastDistinctKeyObjects.append(keys[frame.keyStart + index].offset) }
+            return true
+        }
+
+        private func checkKeysAreDistinct(_ frame: Frame) -> Bool {
             let start = frame.keyStart
             for index in 1 ..< max(frame.entries.count, 1) {
                 let key = keys[start + index]

@@ -97,6 +97,12 @@ extension BinaryPropertyListWriter {
                 return unique(value, hash: table.hash(bool ? 1 : 0, kind: 8), size: 1)
             case .array(let elements):
                 try checkDepth(depth)
+                if elements.count >= 1024 {
+                    // A large array (a keyed archive's `$objects`): room for its elements and
+                    // a few objects and references each, instead of many growth steps.
+                    objects.reserveCapacity(objects.count + 4 * elements.count)
+                    references.reserveCapacity(references.count + 8 * elements.count)
+                }
                 let number = objects.count
                 let start = references.count
                 objects.append(.array(start: start, count: elements.count))
@@ -333,6 +339,11 @@ extension BinaryPropertyListWriter {
             case 2:
                 bytes.append(UInt8(truncatingIfNeeded: value &>> 8))
                 bytes.append(UInt8(truncatingIfNeeded: value))
+            case 3:
+                // References and offsets of archives past 65,535 objects.
+                bytes.append(UInt8(truncatingIfNeeded: value &>> 16))
+                bytes.append(UInt8(truncatingIfNeeded: value &>> 8))
+                bytes.append(UInt8(truncatingIfNeeded: value))
             default:
                 var shift = (size - 1) * 8
                 while shift >= 0 {
@@ -431,9 +442,9 @@ extension BinaryPropertyListWriter {
     }
 
     fileprivate struct StringBitsTable {
-        private var keys: [(UInt64, UInt64)] = Array(repeating: (0, 0), count: 256)
-        private var numbers: [Int] = Array(repeating: -1, count: 256)
-        private var mask = 255
+        private var keys: [(UInt64, UInt64)] = Array(repeating: (0, 0), count: 1024)
+        private var numbers: [Int] = Array(repeating: -1, count: 1024)
+        private var mask = 1023
         private var count = 0
 
         @inline(__always)
@@ -460,8 +471,8 @@ extension BinaryPropertyListWriter {
 
         private mutating func grow() {
             let oldKeys = keys, oldNumbers = numbers
-            keys = Array(repeating: (0, 0), count: oldKeys.count * 2)
-            numbers = Array(repeating: -1, count: oldKeys.count * 2)
+            keys = Array(repeating: (0, 0), count: oldKeys.count * 4)
+            numbers = Array(repeating: -1, count: oldKeys.count * 4)
             mask = keys.count - 1
             for index in oldKeys.indices where oldNumbers[index] >= 0 {
                 let slot = slot(of: oldKeys[index])
