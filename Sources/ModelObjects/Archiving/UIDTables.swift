@@ -60,16 +60,20 @@ struct ObjectUIDTable {
 
 /// Strings to UIDs, hashed over their UTF-8 bytes and confirmed with `==`.
 struct StringUIDTable {
-    private var hashes: [UInt64]
-    private var strings: [String]
-    private var values: [UInt64]
+    /// A slot: the hash (0 for an empty slot), the UID and the string, side by side so that a
+    /// probe touches one cache line.
+    private struct Slot {
+        var hash: UInt64 = 0
+        var uid: UInt64 = 0
+        var string = ""
+    }
+
+    private var slots: [Slot]
     private var mask: Int
     private var count = 0
 
     init() {
-        hashes = Array(repeating: 0, count: 1024)
-        strings = Array(repeating: "", count: 1024)
-        values = Array(repeating: 0, count: 1024)
+        slots = Array(repeating: Slot(), count: 1024)
         mask = 1023
     }
 
@@ -107,26 +111,24 @@ struct StringUIDTable {
     @inline(__always)
     private func slot(of string: String, hash: UInt64) -> Int {
         var slot = Int(truncatingIfNeeded: hash) & mask
-        while hashes[slot] != 0 && !(hashes[slot] == hash && strings[slot] == string) { slot = (slot + 1) & mask }
+        while slots[slot].hash != 0 && !(slots[slot].hash == hash && slots[slot].string == string) {
+            slot = (slot + 1) & mask
+        }
         return slot
     }
 
     subscript(string: String) -> UInt64? {
         get {
             let slot = slot(of: string, hash: Self.hash(string))
-            return hashes[slot] == 0 ? nil : values[slot]
+            return slots[slot].hash == 0 ? nil : slots[slot].uid
         }
         set {
             guard let newValue else { return }
             let hash = Self.hash(string)
             let slot = slot(of: string, hash: hash)
-            if hashes[slot] == 0 {
-                hashes[slot] = hash
-                strings[slot] = string
-                count += 1
-            }
-            values[slot] = newValue
-            if count * 2 > hashes.count { grow() }
+            if slots[slot].hash == 0 { count += 1 }
+            slots[slot] = Slot(hash: hash, uid: newValue, string: string)
+            if count * 2 > slots.count { grow() }
         }
     }
 
@@ -135,30 +137,22 @@ struct StringUIDTable {
     mutating func uid(for string: String, _ make: () -> UInt64) -> UInt64 {
         let hash = Self.hash(string)
         let slot = slot(of: string, hash: hash)
-        if hashes[slot] != 0 { return values[slot] }
+        if slots[slot].hash != 0 { return slots[slot].uid }
         let uid = make()
-        hashes[slot] = hash
-        strings[slot] = string
-        values[slot] = uid
+        slots[slot] = Slot(hash: hash, uid: uid, string: string)
         count += 1
-        if count * 2 > hashes.count { grow() }
+        if count * 2 > slots.count { grow() }
         return uid
     }
 
     private mutating func grow() {
-        let oldHashes = hashes, oldStrings = strings, oldValues = values
-        // Four times larger: archives have many strings, and each step moves them all.
-        let capacity = oldHashes.count * 4
-        hashes = Array(repeating: 0, count: capacity)
-        strings = Array(repeating: "", count: capacity)
-        values = Array(repeating: 0, count: capacity)
-        mask = capacity - 1
-        for index in oldHashes.indices where oldHashes[index] != 0 {
-            var slot = Int(truncatingIfNeeded: oldHashes[index]) & mask
-            while hashes[slot] != 0 { slot = (slot + 1) & mask }
-            hashes[slot] = oldHashes[index]
-            strings[slot] = oldStrings[index]
-            values[slot] = oldValues[index]
+        let old = slots
+        slots = Array(repeating: Slot(), count: old.count * 2)
+        mask = slots.count - 1
+        for entry in old where entry.hash != 0 {
+            var slot = Int(truncatingIfNeeded: entry.hash) & mask
+            while slots[slot].hash != 0 { slot = (slot + 1) & mask }
+            slots[slot] = entry
         }
     }
 }

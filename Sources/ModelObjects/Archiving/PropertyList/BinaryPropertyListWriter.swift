@@ -120,7 +120,7 @@ extension BinaryPropertyListWriter {
                 objects.append(.dictionary(start: start, count: count))
                 references.append(contentsOf: repeatElement(0, count: 2 * count))
                 for (offset, element) in dictionary.elements.enumerated() {
-                    let reference = flatten(element.key)
+                    let reference = flatten(key: element.key)
                     references[start + offset] = reference
                 }
                 for (offset, element) in dictionary.elements.enumerated() {
@@ -168,20 +168,20 @@ extension BinaryPropertyListWriter {
             return Int(numbers[key]) - 1
         }
 
-        /// Numbers a string, sharing an earlier one with exactly the same UTF-8 bytes.
-        ///
-        /// A string seen before with the same raw representation (its two words: for a small
-        /// string the bytes themselves, for another its storage and length) has the same bytes,
-        /// so it is found without hashing them; others go through the byte hash.
-        private mutating func flatten(_ string: String) -> Int {
-            let bits = unsafeBitCast(string, to: (UInt64, UInt64).self)
+        /// Numbers a dictionary key. Dictionaries repeat the same few keys: a key seen before
+        /// with the same raw representation (its two words: for a small string the bytes
+        /// themselves, for another its storage and length) has the same bytes, so it is found
+        /// without hashing them; others go through the byte hash.
+        private mutating func flatten(key: String) -> Int {
+            let bits = unsafeBitCast(key, to: (UInt64, UInt64).self)
             if let number = stringsByBits[bits] { return number }
-            let number = flattenHashingBytes(string)
+            let number = flatten(key)
             stringsByBits[bits] = number
             return number
         }
 
-        private mutating func flattenHashingBytes(_ string: String) -> Int {
+        /// Numbers a string, sharing an earlier one with exactly the same UTF-8 bytes.
+        private mutating func flatten(_ string: String) -> Int {
             var copy = string
             typealias Probe = (hash: UInt64, isASCII: Bool, length: Int, slot: Int, found: Int?)
             let probe = copy.withUTF8 { utf8 -> Probe in
@@ -471,8 +471,8 @@ extension BinaryPropertyListWriter {
 
         private mutating func grow() {
             let oldKeys = keys, oldNumbers = numbers
-            keys = Array(repeating: (0, 0), count: oldKeys.count * 4)
-            numbers = Array(repeating: -1, count: oldKeys.count * 4)
+            keys = Array(repeating: (0, 0), count: oldKeys.count * 2)
+            numbers = Array(repeating: -1, count: oldKeys.count * 2)
             mask = keys.count - 1
             for index in oldKeys.indices where oldNumbers[index] >= 0 {
                 let slot = slot(of: oldKeys[index])
@@ -486,16 +486,15 @@ extension BinaryPropertyListWriter {
     /// themselves are compared by the flattener. Hashes are seeded per writer run, so that
     /// colliding input cannot be prepared in advance.
     fileprivate struct ScalarTable {
-        /// Each slot's hash, 0 for an empty slot (stored hashes are never 0).
-        private var hashes: [UInt64]
-        private var numbers: [Int]
+        /// Each slot's hash (0 for an empty slot; stored hashes are never 0) and object
+        /// number, side by side so that a probe touches one cache line.
+        private var slots: [(hash: UInt64, number: Int)]
         private var mask: Int
         private var count = 0
         private let seed: UInt64
 
         init() {
-            hashes = Array(repeating: 0, count: 1024)
-            numbers = Array(repeating: 0, count: 1024)
+            slots = Array(repeating: (0, 0), count: 1024)
             mask = 1023
             var generator = SystemRandomNumberGenerator()
             seed = generator.next()
@@ -559,31 +558,27 @@ extension BinaryPropertyListWriter {
         /// The object number in a slot holding this hash; nil at an empty slot (the end of
         /// the probe sequence). A slot holding another hash yields -1, matching no object.
         func number(at slot: Int, hash: UInt64) -> Int? {
-            let stored = hashes[slot]
-            if stored == 0 { return nil }
-            return stored == hash ? numbers[slot] : -1
+            let stored = slots[slot]
+            if stored.hash == 0 { return nil }
+            return stored.hash == hash ? stored.number : -1
         }
 
         /// Fills an empty slot found by probing, growing the table when half full.
         mutating func insert(hash: UInt64, number: Int, at slot: Int) {
-            hashes[slot] = hash
-            numbers[slot] = number
+            slots[slot] = (hash, number)
             count += 1
-            if count * 2 > hashes.count { grow() }
+            if count * 2 > slots.count { grow() }
         }
 
         private mutating func grow() {
-            let oldHashes = hashes
-            let oldNumbers = numbers
-            let capacity = hashes.count * 2
-            hashes = Array(repeating: 0, count: capacity)
-            numbers = Array(repeating: 0, count: capacity)
+            let old = slots
+            let capacity = slots.count * 2
+            slots = Array(repeating: (0, 0), count: capacity)
             mask = capacity - 1
-            for (hash, number) in zip(oldHashes, oldNumbers) where hash != 0 {
-                var slot = self.slot(for: hash)
-                while hashes[slot] != 0 { slot = next(slot) }
-                hashes[slot] = hash
-                numbers[slot] = number
+            for entry in old where entry.hash != 0 {
+                var slot = self.slot(for: entry.hash)
+                while slots[slot].hash != 0 { slot = next(slot) }
+                slots[slot] = entry
             }
         }
     }
