@@ -457,20 +457,23 @@ extension BinaryPropertyListReader {
         }
 
         /// Decodes the top object and everything it references.
+        ///
+        /// The container being filled is kept in a local, its enclosing ones on a stack: the
+        /// loop reads and updates it for every reference without going through the array.
         mutating func parse() throws -> PropertyListValue {
             let topOffset = try offset(ofObject: topObject)
             var stack: [Frame] = []
+            var current: Frame
             switch try decode(object: topObject, at: topOffset) {
             case .value(let value): return value
             case .container(let frame):
                 sizes[topObject] = -1
-                stack.append(frame)
+                current = frame
             }
-            while !stack.isEmpty {
-                let top = stack.count - 1
-                if stack[top].next < stack[top].referenceCount {
-                    let referenceOffset = stack[top].referencesStart + stack[top].next * referenceSize
-                    stack[top].next += 1
+            while true {
+                if current.next < current.referenceCount {
+                    let referenceOffset = current.referencesStart + current.next * referenceSize
+                    current.next += 1
                     let reference = readInteger(at: referenceOffset, size: referenceSize)
                     guard reference < UInt64(objectCount) else {
                         throw PropertyListError.corrupt(
@@ -480,9 +483,9 @@ extension BinaryPropertyListReader {
                     let child = Int(truncatingIfNeeded: reference)  // < objectCount, an Int
                     let childSize = sizes[child]
                     if childSize > 0, let value = cache[child] {
-                        try stack[top].add(value)
-                        if stack[top].isAtKey { try recordKey(at: offset(ofObject: child)) }
-                        try grow(&stack[top], by: childSize, at: referenceOffset)
+                        try current.add(value)
+                        if current.isAtKey { try recordKey(at: offset(ofObject: child)) }
+                        try grow(&current, by: childSize, at: referenceOffset)
                         continue
                     }
                     if childSize < 0 {
@@ -497,31 +500,36 @@ extension BinaryPropertyListReader {
                             cache[child] = value
                             sizes[child] = 1
                         }
-                        try stack[top].add(value)
-                        if stack[top].isAtKey { try recordKey(at: childOffset) }
-                        try grow(&stack[top], by: 1, at: referenceOffset)
-                    case .container(var frame):
-                        guard stack.count < maximumDepth else {
+                        try current.add(value)
+                        if current.isAtKey { try recordKey(at: childOffset) }
+                        try grow(&current, by: 1, at: referenceOffset)
+                    case .container(let frame):
+                        // The current container and those around it: the stack holds all but
+                        // the innermost.
+                        guard stack.count + 1 < maximumDepth else {
                             throw PropertyListError(
                                 .nestingTooDeep, offset: childOffset,
                                 message: "arrays and dictionaries are nested more than \(maximumDepth) deep")
                         }
                         sizes[child] = -1
-                        frame.keyStart = keys.count
-                        stack.append(frame)
+                        stack.append(current)
+                        current = frame
+                        current.keyStart = keys.count
                     }
                 } else {
-                    let frame = stack.removeLast()
-                    let value = value(of: frame)
-                    cache[frame.object] = value
-                    sizes[frame.object] = frame.size
-                    guard let parent = stack.indices.last else { return value }
-                    try stack[parent].add(value)
-                    try grow(&stack[parent], by: frame.size, at: frame.offset)
+                    let value = value(of: current)
+                    cache[current.object] = value
+                    sizes[current.object] = current.size
+                    let finishedSize = current.size
+                    let finishedOffset = current.offset
+                    if stack.isEmpty { return value }
+                    // Moved straight back, with no other copy alive: the parent's arrays stay
+                    // uniquely referenced, so adding to them never copies them.
+                    current = stack.removeLast()
+                    try current.add(value)
+                    try grow(&current, by: finishedSize, at: finishedOffset)
                 }
             }
-            // Not reached: the loop returns when the top container is finished.
-            throw PropertyListError.corrupt("the top object was not decoded", at: topOffset)
         }
 
         /// Whether a scalar is worth sharing: strings (creating one again costs more than
