@@ -179,7 +179,7 @@ final class ArchiveReader {
         case .uid, .array:
             throw ArchiveError(.corruptArchive, message: "$objects[\(uid)] is not an object")
         case .dictionary(let entries):
-            guard case .uid(let classUID)? = entries["$class"],
+            guard case .uid(let classUID)? = entries.value(forUsuallyLastKey: "$class"),
                   let classIndex = Int(exactly: classUID), classIndex > 0, classIndex < objects.count
             else {
                 throw ArchiveError(.corruptArchive, message: "$objects[\(uid)] has no valid $class")

@@ -140,6 +140,9 @@ extension BinaryPropertyListReader {
             switch size {
             case 1: return UInt64(bytes[offset])
             case 2: return UInt64(bytes[offset]) &<< 8 | UInt64(bytes[offset + 1])
+            case 3:
+                // References and offsets of archives past 65,535 objects.
+                return UInt64(bytes[offset]) &<< 16 | UInt64(bytes[offset + 1]) &<< 8 | UInt64(bytes[offset + 2])
             default: break
             }
             var value: UInt64 = 0

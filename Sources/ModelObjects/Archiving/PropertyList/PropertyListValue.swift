@@ -215,6 +215,14 @@ package struct PropertyListDictionary: Sendable {
         return true
     }
 
+    /// The value for a key that is usually the last one (`$class` in archived objects): the
+    /// last entry is compared first.
+    @inline(__always)
+    func value(forUsuallyLastKey key: String) -> PropertyListValue? {
+        if let last = elements.last, last.key == key { return last.value }
+        return self[key]
+    }
+
     /// The number of entries.
     package var count: Int { elements.count }
     /// Whether there are no entries.
