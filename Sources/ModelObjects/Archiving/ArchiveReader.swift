@@ -7,13 +7,26 @@ import Foundation
 final class ArchiveReader {
     let objects: [PropertyListValue]
     var maximumNestingDepth = 256
-    private var decoded: [Any?]
-    private var decodedFlags: [DecodeState]
-    private var uidStack: [Int] = []
+    // The reader belongs to one unarchiver and is used by one thread at a time: its state is
+    // read and written without dynamic exclusivity checks.
+    @exclusivity(unchecked) private var decoded: [Any?]
+    @exclusivity(unchecked) private var decodedFlags: [DecodeState]
+    @exclusivity(unchecked) private var uidStack: [Int] = []
     /// The object body being decoded, for the Foundation value classes.
-    private var entries = PropertyListDictionary()
-    /// The unarchiver that finds classes and creates instances.
-    weak var delegate: (any ArchiveReaderDelegate)?
+    @exclusivity(unchecked) private var entries = PropertyListDictionary()
+    /// The class each class dictionary names, by the dictionary's index in `$objects`: finding
+    /// a class by name goes through the runtime's demangler, so it is done once per archive.
+    @exclusivity(unchecked) private var resolvedClasses: [Int: ResolvedClass] = [:]
+    /// The unarchiver that finds classes and creates instances. Not retained: the unarchiver
+    /// owns the reader, and a weak reference would cost a side-table access per object.
+    unowned(unsafe) var delegate: (any ArchiveReaderDelegate)?
+
+    private enum ResolvedClass {
+        /// A class the delegate instantiates.
+        case coding(any Coding.Type)
+        /// One of Foundation's value classes, or an unknown class: decoded or reported by name.
+        case named(String)
+    }
 
     private enum DecodeState: UInt8 {
         case pending, inProgress, done
@@ -42,6 +55,7 @@ final class ArchiveReader {
     /// Decodes `entry` and sets it as the value of a declared property (the default
     /// `init(coder:)`), reporting a value that does not fit as a type mismatch.
     func decodeProperty(_ descriptor: PropertyDescriptor, of object: ModelObject, from entry: PropertyListValue) throws {
+        if decodePropertyDirectly(descriptor, of: object, from: entry) { return }
         let value = try value(of: entry)
         do {
             try descriptor.setValue(value, in: object)
@@ -52,6 +66,39 @@ final class ArchiveReader {
                 .typeMismatch, key: descriptor.key, className: String(reflecting: type(of: object)),
                 message: "the archived value does not fit the property: \(error)")
         }
+    }
+
+    /// Forgets the classes found for class names, after the unarchiver's mapping changed.
+    func forgetResolvedClasses() {
+        resolvedClasses.removeAll()
+    }
+
+    /// Sets the common stored types straight from the archived value, without boxing it in
+    /// `Any` and casting it back: what ``decodeProperty(_:of:from:)`` does for them, through
+    /// the same setter. False, having done nothing, for anything else (which takes the general
+    /// path, with its errors).
+    private func decodePropertyDirectly(
+        _ descriptor: PropertyDescriptor, of object: ModelObject, from entry: PropertyListValue
+    ) -> Bool {
+        switch (descriptor.layout, entry) {
+        case (.double, .real(let value)):
+            descriptor.storeDirectly(value, in: object)
+        case (.int, .integer(let value)):
+            guard let value = Int(exactly: value) else { return false }
+            descriptor.storeDirectly(value, in: object)
+        case (.bool, .bool(let value)):
+            descriptor.storeDirectly(value, in: object)
+        case (.string, .uid(let uid)):
+            // A string object; `$null` (nil), bad UIDs and the nesting limit go the general way.
+            guard let index = Int(exactly: uid), index > 0, index < objects.count,
+                  uidStack.count < maximumNestingDepth,
+                  case .string(let value) = objects[index], value != "$null"
+            else { return false }
+            descriptor.storeDirectly(value, in: object)
+        default:
+            return false
+        }
+        return true
     }
 
     /// Registers an object whose initializer is running, so that references back to it resolve.
@@ -132,22 +179,38 @@ final class ArchiveReader {
         case .uid, .array:
             throw ArchiveError(.corruptArchive, message: "$objects[\(uid)] is not an object")
         case .dictionary(let entries):
-            guard case .uid(let classUID)? = entries["$class"],
-                  let classIndex = Int(exactly: classUID), classIndex > 0, classIndex < objects.count,
-                  case .string(let className)? = objects[classIndex]["$classname"]
+            guard case .uid(let classUID)? = entries.value(forUsuallyLastKey: "$class"),
+                  let classIndex = Int(exactly: classUID), classIndex > 0, classIndex < objects.count
             else {
                 throw ArchiveError(.corruptArchive, message: "$objects[\(uid)] has no valid $class")
             }
-            return try decodeInstance(className: className, entries: entries, uid: uid)
+            let resolved: ResolvedClass
+            if let known = resolvedClasses[classIndex] {
+                resolved = known
+            } else {
+                guard case .string(let className)? = objects[classIndex]["$classname"] else {
+                    throw ArchiveError(.corruptArchive, message: "$objects[\(uid)] has no valid $class")
+                }
+                if let delegate, let cls = delegate.codingClass(named: className) {
+                    resolved = .coding(cls)
+                } else {
+                    resolved = .named(className)
+                }
+                resolvedClasses[classIndex] = resolved
+            }
+            switch resolved {
+            case .coding(let cls):
+                guard let delegate else { return nil }
+                return try delegate.instantiate(cls, from: entries)
+            case .named(let className):
+                return try decodeInstance(className: className, entries: entries, uid: uid)
+            }
         }
     }
 
     private func decodeInstance(
         className: String, entries: PropertyListDictionary, uid: Int
     ) throws -> Any? {
-        if let delegate, let cls = delegate.codingClass(named: className) {
-            return try delegate.instantiate(cls, from: entries)
-        }
         let saved = self.entries
         self.entries = entries
         defer { self.entries = saved }

@@ -4,21 +4,23 @@ import Foundation
 /// UID, encodes each object once (queueing model objects so that deep graphs do not deepen the
 /// stack), uniques strings, and writes Foundation's forms of value classes.
 final class ArchiveWriter {
-    private(set) var objects: [PropertyListValue] = [.string("$null")]
-    private(set) var objectUIDs: [ObjectIdentifier: UInt64] = [:]
+    // A writer belongs to one archiver, used by one thread at a time: its state is read and
+    // written without dynamic exclusivity checks, which cost as much as the work here.
+    @exclusivity(unchecked) private(set) var objects: [PropertyListValue] = [.string("$null")]
+    @exclusivity(unchecked) private(set) var objectUIDs = ObjectUIDTable()
     /// Keeps encoded objects alive so that their identifiers stay unique while encoding.
-    private var retainedObjects: [AnyObject] = []
-    private var stringUIDs: [String: UInt64] = [:]
-    private var classUIDs: [ObjectIdentifier: UInt64] = [:]
+    @exclusivity(unchecked) private var retainedObjects: [AnyObject] = []
+    @exclusivity(unchecked) private var stringUIDs = StringUIDTable()
+    @exclusivity(unchecked) private var classUIDs = ObjectUIDTable()
     /// Objects whose UID is reserved and whose body is still to be encoded, in order.
-    private var queue: [(uid: UInt64, object: any Coding)] = []
-    private var queueHead = 0
+    @exclusivity(unchecked) private var queue: [(uid: UInt64, object: any Coding)] = []
+    @exclusivity(unchecked) private var queueHead = 0
     /// The first value that could not be encoded.
     private(set) var error: ArchiveError?
-    /// The class name written for a class.
-    let className: (AnyClass) -> String
+    /// The class name written for a class; set by the owning archiver.
+    var className: (AnyClass) -> String
 
-    init(className: @escaping (AnyClass) -> String) {
+    init(className: @escaping (AnyClass) -> String = { String(reflecting: $0) }) {
         self.className = className
     }
 
@@ -83,16 +85,30 @@ final class ArchiveWriter {
         case .bool: .bool(descriptor.load(Bool.self, in: object))
         case .string: .uid(uid(forString: descriptor.load(String.self, in: object)))
         case .object: .uid(descriptor.load(ModelObject?.self, in: object).map { uid(forObject: $0) } ?? 0)
-        case .generic: inlineValue(descriptor.value(in: object), key: descriptor.key)
+        case .generic:
+            if let collection = descriptor.objectCollection {
+                .uid(uid(forObjectsOf: collection, at: descriptor.address(in: object)))
+            } else {
+                inlineValue(descriptor.value(in: object), key: descriptor.key)
+            }
         }
+    }
+
+    /// The `NSArray` or `NSSet` of a to-many relationship's objects, written as
+    /// ``reference(to:key:)`` writes a collection, with no cast per element.
+    private func uid(forObjectsOf collection: any ModelObjectCollection.Type, at address: UnsafeRawPointer) -> UInt64 {
+        var references: [PropertyListValue] = []
+        collection.forEachObject(at: address) { references.append(.uid(uid(forObject: $0))) }
+        let name = collection.isOrderedCollection ? "NSArray" : "NSSet"
+        return append(.dictionary([
+            (key: "NS.objects", value: .array(references)),
+            (key: "$class", value: .uid(foundationClassUID(name))),
+        ]))
     }
 
     /// The UID of a string, uniqued.
     func uid(forString string: String) -> UInt64 {
-        if let uid = stringUIDs[string] { return uid }
-        let uid = append(.string(string))
-        stringUIDs[string] = uid
-        return uid
+        stringUIDs.uid(for: string) { append(.string(string)) }
     }
 
     /// The UID of an object, reserved and queued for encoding the first time.

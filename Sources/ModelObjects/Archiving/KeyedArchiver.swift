@@ -25,11 +25,16 @@ public final class KeyedArchiver: Coder {
     public var outputFormat: PropertyListSerialization.PropertyListFormat = .binary
 
     private var classNames: [ObjectIdentifier: String] = [:]
-    private lazy var writer = ArchiveWriter { [unowned self] in self.className(for: $0) }
+    private let writer = ArchiveWriter()
+    // The archiver is used by one thread at a time: the state touched for every value is read
+    // and written without dynamic exclusivity checks.
     /// The entries of the object being encoded (or of `$top`).
-    private var entries: [(key: String, value: PropertyListValue)] = []
-    private var currentUID: UInt64?
-    private var topEntries: [(key: String, value: PropertyListValue)] = []
+    @exclusivity(unchecked) private var entries: [(key: String, value: PropertyListValue)] = []
+    @exclusivity(unchecked) private var currentUID: UInt64?
+    @exclusivity(unchecked) private var topEntries: [(key: String, value: PropertyListValue)] = []
+    /// The number of entries when the declared properties were the first and only ones written
+    /// for the current object.
+    @exclusivity(unchecked) private var declaredEntryCount: Int?
     /// Conditional references, patched once the archive is complete.
     private var conditionalReferences: [ConditionalReference] = []
     private var finishedData: Data?
@@ -37,6 +42,7 @@ public final class KeyedArchiver: Coder {
     /// Creates an archiver; encode values with the keyed methods, then call ``finishEncoding()``.
     public override init() {
         super.init()
+        writer.className = { [unowned self] in self.className(for: $0) }
     }
 
     /// Returns an archive of `rootObject` (stored under the key `root`, as Foundation does).
@@ -67,10 +73,16 @@ public final class KeyedArchiver: Coder {
         topEntries = entries
         while let (uid, object) = writer.nextQueuedObject() {
             entries = []
+            declaredEntryCount = nil
             currentUID = uid
             object.encode(with: self)
+            // Entries written by the default `encode(with:)` alone have distinct keys (declared
+            // keys, and `$class`, which no Swift property can be named): no check needed.
+            let distinct = declaredEntryCount == entries.count
             entries.append((key: "$class", value: .uid(writer.classUID(for: object, versionKey: "$classversion"))))
-            writer.setObject(.dictionary(PropertyListDictionary(entries: entries)), at: uid)
+            let body = distinct
+                ? PropertyListDictionary(uncheckedDistinctEntries: entries) : PropertyListDictionary(entries: entries)
+            writer.setObject(.dictionary(body), at: uid)
         }
         currentUID = nil
         patchConditionalReferences()
@@ -157,9 +169,14 @@ public final class KeyedArchiver: Coder {
     }
 
     override func encodeDeclaredProperties(of object: ModelObject) {
-        for descriptor in object.propertyTable.descriptors where !descriptor.isReadOnly {
+        let descriptors = object.propertyTable.descriptors
+        let first = entries.isEmpty && currentUID != nil
+        // Room for the properties and `$class`: one allocation per object, not growth steps.
+        if first { entries.reserveCapacity(descriptors.count + 1) }
+        for descriptor in descriptors where !descriptor.isReadOnly {
             entries.append((key: descriptor.key, value: writer.encodedValue(of: descriptor, in: object)))
         }
+        if first { declaredEntryCount = entries.count }
     }
 
     private func patchConditionalReferences() {

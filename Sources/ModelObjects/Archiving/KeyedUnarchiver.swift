@@ -32,9 +32,10 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
     }
 
     private let reader: ArchiveReader
-    private var frames: [PropertyListDictionary]
+    /// The bodies of the objects being decoded, innermost last. Used by one thread at a time.
+    @exclusivity(unchecked) private var frames: [PropertyListDictionary]
     private var classes: [String: any Coding.Type] = [:]
-    private var versions: [String: Int] = [:]
+    private lazy var versions: [String: Int] = reader.classVersions(versionKey: "$classversion")
 
     /// Opens an archive for decoding.
     ///
@@ -60,7 +61,6 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
         reader = ArchiveReader(objects: objects)
         super.init()
         reader.delegate = self
-        versions = reader.classVersions(versionKey: "$classversion")
     }
 
     /// Decodes the root object of an archive written with
@@ -98,6 +98,7 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
     /// Corresponds to `-[NSKeyedUnarchiver setClass:forClassName:]`.
     public func setClass(_ cls: (any Coding.Type)?, forClassName name: String) {
         classes[name] = cls
+        reader.forgetResolvedClasses()
     }
 
     func instantiate(_ cls: any Coding.Type, from entries: PropertyListDictionary) throws -> Any {
@@ -142,8 +143,20 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
     }
 
     override func decodeDeclaredProperties(of object: ModelObject) throws {
+        let entries = frames[frames.count - 1]
+        // Archives written by the default `encode(with:)` list the keys in declaration order:
+        // the next entry is tried before a search.
+        var next = 0
         for descriptor in object.propertyTable.descriptors where !descriptor.isReadOnly {
-            guard let entry = entry(forKey: descriptor.key) else { continue }
+            let entry: PropertyListValue
+            if next < entries.count, entries[next].key == descriptor.key {
+                entry = entries[next].value
+                next += 1
+            } else if let found = entries[descriptor.key] {
+                entry = found
+            } else {
+                continue
+            }
             try reader.decodeProperty(descriptor, of: object, from: entry)
         }
     }

@@ -57,7 +57,11 @@ public struct Attribute<Value>: StoredPropertyStorage {
     static func setObservedValue(
         _ value: Value, in object: ModelObject, at offset: Int, wrappedKeyPath: @autoclosure () -> AnyKeyPath
     ) {
-        setObservedStoredValue(value, in: object, at: offset, wrappedKeyPath: wrappedKeyPath)
+        // Generic code stays here, in a store the non-generic path calls: the wrapper's only
+        // stored property is the value, so the wrapper's address is the value's.
+        object.setObservedStorage(at: offset, wrappedKeyPath: wrappedKeyPath) { address in
+            address.assumingMemoryBound(to: Value.self).pointee = value
+        }
     }
 
     package typealias StoredValue = Value

@@ -68,3 +68,22 @@ public struct Derived<Object: ModelObject, Value>: PropertyStorage {
         try object.setValue(value, forUndefinedKey: descriptor.key)
     }
 }
+
+extension Derived: OptionalKeyValueReading where Value: OptionalValue {
+    static func optionalKeyValue(in object: ModelObject, at offset: Int) -> Any? {
+        pointer(in: object, at: offset).pointee.compute(unsafeDowncast(object, to: Object.self)).flattened
+    }
+}
+
+extension Derived: PlainComputedValueReading {
+    static func plainKeyValue(in object: ModelObject, at offset: Int) -> Any? {
+        pointer(in: object, at: offset).pointee.compute(unsafeDowncast(object, to: Object.self))
+    }
+}
+
+/// Reads a computed value boxed as is. The key table uses it only for value types that cannot
+/// hold an `Optional` (see ``cannotHoldOptional(_:)``), where ``flattenOptional(_:)``'s dynamic
+/// cast would always fail.
+protocol PlainComputedValueReading: SendableMetatype {
+    static func plainKeyValue(in object: ModelObject, at offset: Int) -> Any?
+}

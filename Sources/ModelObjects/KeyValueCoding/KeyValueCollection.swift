@@ -52,20 +52,32 @@ extension NSSet: KeyValueCollection {
 }
 
 /// A collection of model objects, iterated without boxing each element in `Any`.
-protocol ModelObjectCollection {
+protocol ModelObjectCollection: SendableMetatype {
     func forEachModelObject(_ body: (ModelObject) throws -> Void) rethrows
+    /// True for arrays (`NSArray` in archives), false for sets (`NSSet`).
+    static var isOrderedCollection: Bool { get }
+}
+
+extension ModelObjectCollection {
+    /// Calls `body` with each element of the collection stored at `address` (a to-many
+    /// relationship's storage), in its order.
+    static func forEachObject(at address: UnsafeRawPointer, _ body: (ModelObject) throws -> Void) rethrows {
+        try address.assumingMemoryBound(to: Self.self).pointee.forEachModelObject(body)
+    }
 }
 
 extension Array: ModelObjectCollection where Element: ModelObject {
     func forEachModelObject(_ body: (ModelObject) throws -> Void) rethrows {
         for element in self { try body(element) }
     }
+    static var isOrderedCollection: Bool { true }
 }
 
 extension Set: ModelObjectCollection where Element: ModelObject {
     func forEachModelObject(_ body: (ModelObject) throws -> Void) rethrows {
         for element in self { try body(element) }
     }
+    static var isOrderedCollection: Bool { false }
 }
 
 /// An array held by a property, edited in place by mutable array proxies.
@@ -176,3 +188,4 @@ extension StoredPropertyStorage {
         }
     }
 }
+

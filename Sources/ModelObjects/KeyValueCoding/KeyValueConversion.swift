@@ -47,6 +47,19 @@ func flattenOptional(_ value: Any) -> Any? {
     return value
 }
 
+/// Whether a value whose static type is `type` is never an `Optional` at run time: true for
+/// structs, enums other than `Optional`, and classes; false for `Optional` and for everything
+/// that may hold one (`Any`, other existentials, tuples, …), whose values
+/// ``flattenOptional(_:)`` must look into.
+///
+/// Reads the metadata kind, the first word of a type's metadata (part of Swift's stable ABI):
+/// 0x200 for a struct, 0x201 for an enum, 0x202 for `Optional`; a class holds 0 there, or its
+/// isa pointer (above 0x7FF) on platforms with Objective-C interoperability.
+func cannotHoldOptional(_ type: Any.Type) -> Bool {
+    let kind = unsafeBitCast(type, to: UnsafeRawPointer.self).load(as: UInt.self)
+    return kind == 0x200 || kind == 0x201 || kind == 0 || kind > 0x7FF
+}
+
 /// Implemented by `Optional` so that generic code can see through it.
 protocol OptionalValue {
     /// The wrapped value, itself flattened, or nil.

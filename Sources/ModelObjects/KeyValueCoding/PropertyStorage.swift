@@ -91,26 +91,30 @@ extension StoredPropertyStorage {
             pointer(in: object, at: descriptor.offset).pointee.storedValue = converted
         }
     }
-
-    /// Writes a value set through the typed property while the object has observers.
-    static func setObservedStoredValue(
-        _ value: StoredValue, in object: ModelObject, at offset: Int, wrappedKeyPath: () -> AnyKeyPath
-    ) {
-        guard let descriptor = object.propertyTable.descriptor(atOffset: offset) else {
-            pointer(in: object, at: offset).pointee.storedValue = value
-            return
-        }
-        if let state = object.observationState, state.isProbe {
-            state.recordProbe(descriptor.key, keyPath: wrappedKeyPath())
-            return
-        }
-        object.changeValue(forKey: descriptor.key, descriptor: descriptor) {
-            pointer(in: object, at: offset).pointee.storedValue = value
-        }
-    }
 }
 
 extension ModelObject {
+    /// Writes a value set through a typed property while the object has observers: `store`
+    /// writes it at the address it is given, the wrapper's. Not generic, so that the wrappers'
+    /// setters, which are, hand over at once.
+    final func setObservedStorage(
+        at offset: Int, wrappedKeyPath: () -> AnyKeyPath, _ store: (UnsafeMutableRawPointer) -> Void
+    ) {
+        let address = Unmanaged.passUnretained(self).toOpaque() + offset
+        let handled: Void? = propertyTable.withDescriptor(atOffset: offset) { descriptor in
+            guard let state = observationState else {
+                store(address)
+                return
+            }
+            if state.isProbe {
+                state.recordProbe(descriptor.key, keyPath: wrappedKeyPath())
+                return
+            }
+            changeValue(forKey: descriptor.key, descriptor: descriptor, state: state) { store(address) }
+        }
+        if handled == nil { store(address) }
+    }
+
     /// The byte offset of a wrapper's storage inside `object`.
     ///
     /// Inlined into the property's setter, the key path is a literal and the optimizer folds the

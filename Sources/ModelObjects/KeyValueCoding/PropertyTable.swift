@@ -20,8 +20,15 @@ package final class PropertyDescriptor: Sendable {
     private let recordedDependencies = Mutex<[String]>([])
     /// The reader of an optional stored value, which unwraps it without a dynamic cast.
     private let optionalReader: (any OptionalKeyValueReading.Type)?
+    /// The reader of a computed value whose type can never hold an `Optional`, which boxes it
+    /// without looking inside (a dynamic cast per read otherwise).
+    private let plainComputedReader: (any PlainComputedValueReading.Type)?
     /// How the stored value is laid out, when it is one of the types read and written directly.
     let layout: DirectLayout
+    /// The class of the related object, for a to-one relationship stored as a plain reference.
+    private let destinationType: ModelObject.Type?
+    /// The stored collection of a to-many relationship held as an array or a set of model objects.
+    let objectCollection: (any ModelObjectCollection.Type)?
 
     /// Stored values that key-value coding reads and writes with plain loads and stores instead
     /// of the wrapper's generic code: a wrapper holding one of these has exactly its layout.
@@ -38,7 +45,13 @@ package final class PropertyDescriptor: Sendable {
         self.storage = storage
         self.kind = storage.propertyKind
         optionalReader = storage as? any OptionalKeyValueReading.Type
+        plainComputedReader = optionalReader == nil && cannotHoldOptional(storage.storedValueType)
+            ? storage as? any PlainComputedValueReading.Type : nil
         layout = Self.directLayout(of: storage)
+        destinationType = layout == .object
+            ? (storage.storedValueType as? any RelationshipValue.Type)?.destinationType : nil
+        objectCollection = kind == .orderedToMany || kind == .unorderedToMany
+            ? storage.storedValueType as? any ModelObjectCollection.Type : nil
     }
 
     private static func directLayout(of storage: any PropertyStorage.Type) -> DirectLayout {
@@ -78,6 +91,7 @@ package final class PropertyDescriptor: Sendable {
             return related
         case .generic:
             if let optionalReader { return optionalReader.optionalKeyValue(in: object, at: offset) }
+            if let plainComputedReader { return plainComputedReader.plainKeyValue(in: object, at: offset) }
             return storage.keyValue(in: object, at: offset)
         }
     }
@@ -88,6 +102,12 @@ package final class PropertyDescriptor: Sendable {
     func relatedObject(in object: ModelObject) -> ModelObject?? {
         guard layout == .object else { return .none }
         return .some(load(ModelObject?.self, in: object))
+    }
+
+    /// The address of the property's stored value (the wrapper's only stored property) in `object`.
+    @inline(__always)
+    func address(in object: ModelObject) -> UnsafeRawPointer {
+        UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset
     }
 
     /// The raw stored value of a property whose layout is `layout`, as `T`.
@@ -126,10 +146,43 @@ package final class PropertyDescriptor: Sendable {
                 object.changeValue(forKey: key, descriptor: self) { address.assumingMemoryBound(to: String.self).pointee = string }
                 return
             }
-        case .object, .generic:
+        case .object:
+            // A related object (or nil) is stored as is, after a check of its class instead of
+            // the generic conversion's dynamic cast to the property's type.
+            if let destinationType, let related = Self.relatedObject(value, of: destinationType) {
+                object.changeValue(forKey: key, descriptor: self) {
+                    address.assumingMemoryBound(to: ModelObject?.self).pointee = related
+                }
+                return
+            }
+        case .generic:
             break
         }
         try storage.setKeyValue(value, in: object, descriptor: self)
+    }
+
+    /// Sets the property to a value of its stored type, `T`, notifying observers: for the
+    /// direct layouts (`.double` with a `Double`, `.int` with an `Int`, `.bool`, `.string`), as
+    /// ``setValue(_:in:)`` does with a value of that type.
+    @inline(__always)
+    func storeDirectly<T>(_ value: T, in object: ModelObject) {
+        let address = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset
+        object.changeValue(forKey: key, descriptor: self) { address.assumingMemoryBound(to: T.self).pointee = value }
+    }
+
+    /// `.some(nil)` for nil, `.some(object)` for a model object of `destinationType` or a
+    /// subclass, `.none` for anything else.
+    @inline(__always)
+    private static func relatedObject(_ value: Any?, of destinationType: ModelObject.Type) -> ModelObject?? {
+        guard let value else { return .some(nil) }
+        guard let related = asModelObject(value) else { return .none }
+        var current: AnyClass? = type(of: related)
+        let destination = ObjectIdentifier(destinationType)
+        while let cls = current {
+            if ObjectIdentifier(cls) == destination { return .some(related) }
+            current = _getSuperclass(cls)
+        }
+        return .none
     }
 
     /// True for keys that key-value coding cannot set.
@@ -191,6 +244,17 @@ package final class PropertyTable: Sendable {
     /// beats hashing.
     package func descriptor(atOffset offset: Int) -> PropertyDescriptor? {
         for descriptor in descriptors where descriptor.offset == offset { return descriptor }
+        return nil
+    }
+
+    /// Calls `body` with the descriptor whose wrapper lives at `offset`, without retaining it;
+    /// nil when there is none.
+    @inline(__always)
+    func withDescriptor<Result>(atOffset offset: Int, _ body: (PropertyDescriptor) throws -> Result) rethrows -> Result? {
+        for descriptor in unmanagedDescriptors {
+            let found = descriptor._withUnsafeGuaranteedRef { $0.offset == offset }
+            if found { return try descriptor._withUnsafeGuaranteedRef(body) }
+        }
         return nil
     }
 

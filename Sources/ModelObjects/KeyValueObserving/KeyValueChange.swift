@@ -40,14 +40,18 @@ public struct KeyValueChange: CustomStringConvertible {
 
     /// The kind of change.
     public var kind: Kind
+    // Spelled `Optional<…>` rather than `…?`: a `var` of the sugared type is set to nil before
+    // an initializer runs, which turns the initializers' stores into assignments (a destroy and
+    // a copy through `Any`'s value witnesses) instead of plain initializations.
+
     /// The value before the change, when ``KeyValueObservingOptions/old`` was asked for.
-    public var oldValue: Any?
+    public var oldValue: Optional<Any>
     /// The value after the change, when ``KeyValueObservingOptions/new`` was asked for; never
     /// set in a prior notification.
-    public var newValue: Any?
+    public var newValue: Optional<Any>
     /// The indexes of the objects inserted, removed or replaced in an ordered to-many
     /// relationship; nil for settings and for unordered relationships.
-    public var indexes: IndexSet?
+    public var indexes: Optional<IndexSet>
     /// True for the notification sent before the change (``KeyValueObservingOptions/prior``).
     public var isPrior: Bool
     /// Whether ``oldValue`` was delivered (so that a nil there means a nil value, not an absent one).
@@ -65,6 +69,19 @@ public struct KeyValueChange: CustomStringConvertible {
         self.newValue = newValue
         self.indexes = indexes
         self.isPrior = isPrior
+    }
+
+    /// A setting, built in one step from values the caller hands over: the direct notification
+    /// path makes one per observer and per change.
+    @inline(__always)
+    init(settingOld oldValue: consuming Any?, includesOld: Bool, new newValue: consuming Any?, includesNew: Bool) {
+        kind = .setting
+        self.oldValue = oldValue
+        self.newValue = newValue
+        indexes = nil
+        isPrior = false
+        includesOldValue = includesOld
+        includesNewValue = includesNew
     }
 
     public var description: String {

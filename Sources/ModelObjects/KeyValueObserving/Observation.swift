@@ -13,6 +13,8 @@ final class Observation {
     /// The observed object. Not retained: the object invalidates its observations when it goes
     /// away (``ModelObject``'s deinitializer), and nothing reads this after invalidation.
     private unowned(unsafe) let observedObject: ModelObject
+    /// The same, for passing to handlers without reference counting.
+    private let observedObjectReference: Unmanaged<ModelObject>
     /// The observed object while the observation is in effect.
     var root: ModelObject? { isActive ? observedObject : nil }
     let keyPath: String
@@ -29,6 +31,10 @@ final class Observation {
     /// reference counting to a slow side table. An object that goes away first tells its
     /// observations to forget it (``forget(_:)``), so these never dangle.
     private var subscribedObjects: [Unmanaged<ModelObject>] = []
+    /// The descriptor of the observed key when the key path is one key the root's class
+    /// declares, so that old and new values of dependent keys are read without parsing the
+    /// path. Not retained: property tables keep their descriptors for the life of the process.
+    private let keyDescriptor: Unmanaged<PropertyDescriptor>?
 
     init(
         root: ModelObject, keyPath: String, options: KeyValueObservingOptions,
@@ -36,11 +42,13 @@ final class Observation {
         handler: ((ModelObject, KeyValueChange) -> Void)?
     ) {
         self.observedObject = root
+        observedObjectReference = Unmanaged.passUnretained(root)
         self.keyPath = keyPath
         self.options = options
         self.context = context
         self.observer = observer
         self.handler = handler
+        keyDescriptor = root.propertyTable.withDescriptor(forKey: keyPath) { Unmanaged.passUnretained($0) }
     }
 
     /// Whether this observation was made by `observer` (for `removeObserver`).
@@ -140,7 +148,7 @@ final class Observation {
     func deliver(_ change: KeyValueChange) {
         guard isActive else { return }
         if let handler {
-            handler(observedObject, change)
+            observedObjectReference._withUnsafeGuaranteedRef { handler($0, change) }
         } else if let observer {
             observer.observeValue(forKeyPath: keyPath, of: observedObject, change: change, context: context)
         } else {
@@ -151,6 +159,11 @@ final class Observation {
     /// The current value at the whole key path, for old and new values of indirect changes.
     func currentValue() -> Any? {
         guard isActive else { return nil }
+        if let keyDescriptor {
+            return keyDescriptor._withUnsafeGuaranteedRef { descriptor in
+                observedObjectReference._withUnsafeGuaranteedRef { descriptor.value(in: $0) }
+            }
+        }
         return (try? observedObject.value(forKeyPath: keyPath)) ?? nil
     }
 }
@@ -158,11 +171,21 @@ final class Observation {
 /// An observation's interest in one key of one object.
 struct Subscription {
     let observation: Observation
+    /// The same observation, for reading without reference counting while a copy of the
+    /// subscription list (which holds ``observation`` strongly) keeps it alive.
+    let borrowedObservation: Unmanaged<Observation>
     /// The key is the last of the observed key path, on the object the path leads to: its changes
     /// pass through with their own kind (insertion, removal, …) and values.
     var isDirect: Bool
     /// A change of the key changes which objects the rest of the path leads to.
     var isStructural: Bool
+
+    init(observation: Observation, isDirect: Bool, isStructural: Bool) {
+        self.observation = observation
+        borrowedObservation = Unmanaged.passUnretained(observation)
+        self.isDirect = isDirect
+        self.isStructural = isStructural
+    }
 }
 
 

@@ -36,12 +36,25 @@ package final class ObservationState {
         var start: Int
     }
 
+    /// The subscriptions and registrations, behind a lock.
+    private struct Registry {
+        /// Each observed key with its subscriptions in registration order. Objects are observed
+        /// on few keys, so a linear search beats hashing the key.
+        var subscriptionLists: [KeySubscriptions] = []
+        /// Observations registered on this object (whose root it is), in registration order.
+        var registrations: [Observation] = []
+
+        /// The subscriptions to `key` and their summary; nil when nothing subscribes to it.
+        @inline(__always)
+        func snapshot(forKey key: String) -> KeySubscriptions.Snapshot? {
+            for entry in subscriptionLists where entry.key == key { return entry.snapshot }
+            return nil
+        }
+    }
+
     private let lock = NSLock()
-    /// Each observed key with its subscriptions in registration order. Objects are observed on
-    /// few keys, so a linear search beats hashing the key.
-    private var subscriptionLists: [(key: String, subscriptions: [Subscription])] = []
-    /// Observations registered on this object (whose root it is), in registration order.
-    private var registrations: [Observation] = []
+    /// Read and written with `lock` held only.
+    @exclusivity(unchecked) private var registry = Registry()
     /// Changes in flight, touched only by the thread making changes to the object (which owns
     /// it): no lock, and storage reused from change to change.
     @exclusivity(unchecked) private var pendingRecords: [Record] = []
@@ -71,7 +84,7 @@ package final class ObservationState {
 
     /// True when nothing observes the object.
     var isEmpty: Bool {
-        lock.withLock { subscriptionLists.isEmpty && registrations.isEmpty }
+        lock.withLock { registry.subscriptionLists.isEmpty && registry.registrations.isEmpty }
     }
 
     // MARK: Registry
@@ -80,34 +93,29 @@ package final class ObservationState {
     /// observation that re-attaches after an intermediate object changed keeps its place).
     func add(_ subscription: Subscription, forKey key: String) {
         lock.withLock {
-            let sequence = subscription.observation.sequenceNumber
-            guard let position = subscriptionLists.firstIndex(where: { $0.key == key }) else {
-                subscriptionLists.append((key: key, subscriptions: [subscription]))
+            guard let position = registry.subscriptionLists.firstIndex(where: { $0.key == key }) else {
+                registry.subscriptionLists.append(KeySubscriptions(key: key, first: subscription))
                 return
             }
-            var index = subscriptionLists[position].subscriptions.endIndex
-            while index > 0, subscriptionLists[position].subscriptions[index - 1].observation.sequenceNumber > sequence {
-                index -= 1
-            }
-            subscriptionLists[position].subscriptions.insert(subscription, at: index)
+            registry.subscriptionLists[position].insert(subscription)
         }
     }
 
     func removeSubscriptions(of observation: Observation) {
         lock.withLock {
-            for position in subscriptionLists.indices.reversed() {
-                subscriptionLists[position].subscriptions.removeAll { $0.observation === observation }
-                if subscriptionLists[position].subscriptions.isEmpty { subscriptionLists.remove(at: position) }
+            for position in registry.subscriptionLists.indices.reversed() {
+                registry.subscriptionLists[position].removeAll(of: observation)
+                if registry.subscriptionLists[position].isEmpty { registry.subscriptionLists.remove(at: position) }
             }
         }
     }
 
     func addRegistration(_ observation: Observation) {
-        lock.withLock { registrations.append(observation) }
+        lock.withLock { registry.registrations.append(observation) }
     }
 
     func removeRegistration(_ observation: Observation) {
-        lock.withLock { registrations.removeAll { $0 === observation } }
+        lock.withLock { registry.registrations.removeAll { $0 === observation } }
     }
 
     /// The most recent registration by `observer` for `keyPath` (with `context`, when given).
@@ -115,7 +123,7 @@ package final class ObservationState {
         by observer: any KeyValueObserver, keyPath: String, context: UnsafeMutableRawPointer??
     ) -> Observation? {
         lock.withLock {
-            registrations.last {
+            registry.registrations.last {
                 $0.isRegistered(by: observer) && $0.keyPath == keyPath
                     && (context == nil || $0.context == context ?? nil)
             }
@@ -124,14 +132,14 @@ package final class ObservationState {
 
     /// The observations registered on this object.
     var allRegistrations: [Observation] {
-        lock.withLock { registrations }
+        lock.withLock { registry.registrations }
     }
 
     /// Ends the observations rooted at the object and tells every observation subscribed on it
     /// to forget it.
     func objectWillDeinitialize(_ object: ModelObject) {
         for observation in allRegistrations { observation.invalidate() }
-        let subscribers = lock.withLock { subscriptionLists.flatMap { $0.subscriptions.map(\.observation) } }
+        let subscribers = lock.withLock { registry.subscriptionLists.flatMap { $0.subscriptions.map(\.observation) } }
         for observation in subscribers { observation.forget(object) }
     }
 
@@ -142,70 +150,119 @@ package final class ObservationState {
     /// the old values, runs `body`, and notifies in reverse registration order with the new
     /// values read for each observer — what the general path does for such observers, without
     /// keeping records. Returns false, running nothing, when the key needs the general path.
+    ///
+    /// What the key's subscriptions need (old values, dependents, deduplication) is worked out
+    /// when they change, so a change only copies the list out of the lock and walks it once.
     func changeNotifyingDirectly(
         _ object: ModelObject, key: String, descriptor knownDescriptor: PropertyDescriptor?, _ body: () throws -> Void
     ) rethrows -> Bool {
-        lock.lock()
-        var interested: [Subscription] = []
-        for entry in subscriptionLists where entry.key == key {
-            interested = entry.subscriptions
-            break
+        guard let snapshot = lock.withLock({ registry.snapshot(forKey: key) }) else {
+            try body()
+            return true
         }
-        lock.unlock()
-        var wantsOld = false
-        var hasIndirect = false
-        for subscription in interested {
-            guard !subscription.isStructural, !subscription.observation.options.contains(.prior) else { return false }
-            wantsOld = wantsOld || subscription.observation.options.contains(.old)
-            hasIndirect = hasIndirect || !subscription.isDirect
-        }
-        let descriptor = knownDescriptor ?? object.propertyTable.descriptor(forKey: key)
-        func currentValue() -> Any? { Self.value(of: object, key: key, descriptor: descriptor) }
-        let oldValue = wantsOld ? currentValue() : nil
-        // Observers of dependent keys see the old value of their own key path, taken now; an
-        // observation subscribed twice to the key (through two dependencies) is notified once.
-        var indirectOldValues: [Any?] = []
-        var notified: [ObjectIdentifier] = []
-        if hasIndirect {
-            indirectOldValues.reserveCapacity(interested.count)
-            for subscription in interested {
-                let observation = subscription.observation
-                let wants = !subscription.isDirect && observation.options.contains(.old)
-                indirectOldValues.append(wants ? observation.currentValue() : nil)
-            }
-        }
-        try body()
-        var index = interested.count
-        while index > 0 {
-            index -= 1
-            let subscription = interested[index]
-            let observation = subscription.observation
-            guard observation.isActive else { continue }
-            if hasIndirect {
-                let identifier = ObjectIdentifier(observation)
-                if notified.contains(identifier) { continue }
-                notified.append(identifier)
-            }
-            var change = KeyValueChange(kind: .setting)
-            if observation.options.contains(.old) {
-                change.oldValue = subscription.isDirect ? oldValue : indirectOldValues[index]
-                change.includesOldValue = true
-            }
-            if observation.options.contains(.new) {
-                change.newValue = subscription.isDirect ? currentValue() : observation.currentValue()
-                change.includesNewValue = true
-            }
-            observation.deliver(change)
+        guard !snapshot.summary.contains(.needsRecords) else { return false }
+        // The snapshot holds the observations strongly for the whole change, so the code below
+        // borrows them (`borrowedObservation`) without reference counting, even when an observer
+        // invalidates another observation.
+        if snapshot.subscriptions.count == 1 {
+            try Self.changeNotifyingOne(snapshot.subscriptions, object, key: key, descriptor: knownDescriptor, body)
+        } else {
+            try Self.changeNotifyingEach(snapshot, object, key: key, descriptor: knownDescriptor, body)
         }
         return true
     }
 
+    /// ``changeNotifyingDirectly(_:key:descriptor:_:)`` for a key with one subscription, the
+    /// common case: straight-line code, so that the old value moves into the change. (Copying
+    /// or destroying an `Any?` goes through its type's value witnesses, a few calls each.)
+    ///
+    /// Takes the whole list, which it reads only trivial fields of, so that nothing is retained.
+    private static func changeNotifyingOne(
+        _ subscriptions: [Subscription], _ object: ModelObject, key: String, descriptor: PropertyDescriptor?,
+        _ body: () throws -> Void
+    ) rethrows {
+        let subscription = (observation: subscriptions[0].borrowedObservation, isDirect: subscriptions[0].isDirect)
+        let observation = subscription.observation
+        let options = observation._withUnsafeGuaranteedRef { $0.options }
+        let includesOld = options.contains(.old)
+        let includesNew = options.contains(.new)
+        let isDirect = subscription.isDirect
+        let old: Any?
+        if !includesOld {
+            old = nil
+        } else if isDirect {
+            old = value(of: object, key: key, descriptor: descriptor)
+        } else {
+            old = observation._withUnsafeGuaranteedRef { $0.currentValue() }
+        }
+        try body()
+        guard observation._withUnsafeGuaranteedRef({ $0.isActive }) else { return }
+        let new: Any?
+        if !includesNew {
+            new = nil
+        } else if isDirect {
+            new = value(of: object, key: key, descriptor: descriptor)
+        } else {
+            new = observation._withUnsafeGuaranteedRef { $0.currentValue() }
+        }
+        let change = KeyValueChange(
+            settingOld: consume old, includesOld: includesOld, new: consume new, includesNew: includesNew)
+        observation._withUnsafeGuaranteedRef { $0.deliver(change) }
+    }
+
+    /// ``changeNotifyingDirectly(_:key:descriptor:_:)`` for a key with several subscriptions.
+    private static func changeNotifyingEach(
+        _ snapshot: KeySubscriptions.Snapshot, _ object: ModelObject, key: String, descriptor: PropertyDescriptor?,
+        _ body: () throws -> Void
+    ) rethrows {
+        let summary = snapshot.summary
+        let interested = snapshot.subscriptions
+        let oldValue = summary.contains(.directWantsOld) ? value(of: object, key: key, descriptor: descriptor) : nil
+        // Observers of dependent keys see the old value of their own key path, taken now.
+        var indirectOldValues: [Any?] = []
+        if summary.contains(.indirectWantsOld) {
+            indirectOldValues.reserveCapacity(interested.count)
+            for subscription in interested {
+                indirectOldValues.append(subscription.borrowedObservation._withUnsafeGuaranteedRef { observation in
+                    !subscription.isDirect && observation.options.contains(.old) ? observation.currentValue() : nil
+                })
+            }
+        }
+        try body()
+        // An observation subscribed twice to the key (through two dependencies) is notified once.
+        var notified: [UnsafeMutableRawPointer] = []
+        var index = interested.count
+        while index > 0 {
+            index -= 1
+            let isDirect = interested[index].isDirect
+            let observation = interested[index].borrowedObservation
+            let (isActive, options) = observation._withUnsafeGuaranteedRef { ($0.isActive, $0.options) }
+            guard isActive else { continue }
+            if summary.contains(.repeatsObservation) {
+                let identifier = observation.toOpaque()
+                if notified.contains(identifier) { continue }
+                notified.append(identifier)
+            }
+            let includesOld = options.contains(.old)
+            let includesNew = options.contains(.new)
+            let old: Any? = !includesOld ? nil : isDirect ? oldValue : indirectOldValues[index]
+            let new: Any?
+            if !includesNew {
+                new = nil
+            } else if isDirect {
+                new = value(of: object, key: key, descriptor: descriptor)
+            } else {
+                new = observation._withUnsafeGuaranteedRef { $0.currentValue() }
+            }
+            let change = KeyValueChange(
+                settingOld: consume old, includesOld: includesOld, new: consume new, includesNew: includesNew)
+            observation._withUnsafeGuaranteedRef { $0.deliver(change) }
+        }
+    }
+
     /// The subscriptions for `key`, in registration order.
     private func subscriptions(forKey key: String) -> [Subscription] {
-        lock.lock()
-        defer { lock.unlock() }
-        for entry in subscriptionLists where entry.key == key { return entry.subscriptions }
-        return []
+        lock.withLock { registry.snapshot(forKey: key)?.subscriptions ?? [] }
     }
 
     /// Announces a change of `key`: takes the old values, sends prior notifications in
@@ -331,6 +388,7 @@ package final class ObservationState {
 
     /// The current value of `key`: read through its descriptor when the key is declared, through
     /// key-value coding (the undefined-key hook) otherwise; nil when that throws.
+    @inline(__always)
     private static func value(of object: ModelObject, key: String, descriptor: PropertyDescriptor?) -> Any? {
         if let descriptor { return descriptor.value(in: object) }
         return (try? object.value(forKey: key)) ?? nil

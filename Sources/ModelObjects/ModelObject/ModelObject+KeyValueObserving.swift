@@ -134,7 +134,19 @@ extension ModelObject {
     func changeValue(
         forKey key: String, descriptor: PropertyDescriptor? = nil, _ body: () throws -> Void
     ) rethrows {
-        guard let state = observationState, type(of: self).automaticallyNotifiesObservers(forKey: key) else {
+        guard let state = observationState else {
+            try body()
+            return
+        }
+        try changeValue(forKey: key, descriptor: descriptor, state: state, body)
+    }
+
+    /// ``changeValue(forKey:descriptor:_:)`` once the object's observation state is known.
+    @inline(__always)
+    func changeValue(
+        forKey key: String, descriptor: PropertyDescriptor?, state: ObservationState, _ body: () throws -> Void
+    ) rethrows {
+        guard type(of: self).automaticallyNotifiesObservers(forKey: key) else {
             try body()
             return
         }

@@ -80,6 +80,22 @@ import Testing
         #expect(value as? String == "Sales")
     }
 
+    @Test func derivedKeysOfEveryKindOfTypeReadAsTheirValues() throws {
+        let object = DerivedKinds()
+        #expect(try object.value(forKey: "anyHoldingNil") == nil)
+        let wrapped = try object.value(forKey: "anyHoldingOptional")
+        #expect(typeName(wrapped) == "Swift.Int")
+        #expect(wrapped as? Int == 3)
+        #expect(try object.value(forKey: "equatableHoldingNil") == nil)
+        // One level is unwrapped: `.some(nil)` reads as the inner optional, not as nil.
+        #expect(typeName(try object.value(forKey: "nestedOptional")) == "Swift.Optional<Swift.Int>")
+        #expect(typeName(try object.value(forKey: "structValue")) == String(reflecting: CGPoint.self))
+        #expect(try object.value(forKey: "enumValue") as? FloatingPointSign == .minus)
+        #expect(try object.value(forKey: "objectValue") as? DerivedKinds === object)
+        let tuple = try #require(try object.value(forKey: "tupleValue") as? (Int, String))
+        #expect(tuple.0 == 1 && tuple.1 == "one")
+    }
+
     @Test func readsValuesSetThroughTheTypedProperty() throws {
         let department = Department(name: "R&D", budget: Decimal(string: "1234.56")!)
         #expect(sameValue(try department.value(forKey: "name"), "R&D"))
@@ -168,4 +184,25 @@ import Testing
         #expect(sameValue(try ada.value(for: \.fullName), "Ada Lovelace"))
         #expect(try ada.value(for: \.department) == nil)
     }
+}
+
+/// Derived keys whose values have every kind of type: existentials that hold optionals (read
+/// through one level of unwrapping), nested optionals, structs, enums, classes and tuples.
+private final class DerivedKinds: ModelObject {
+    @Derived(compute: { (_: DerivedKinds) in Int?.none as Any })
+    var anyHoldingNil: Any
+    @Derived(compute: { (_: DerivedKinds) in Int?.some(3) as Any })
+    var anyHoldingOptional: Any
+    @Derived(compute: { (_: DerivedKinds) in Int?.none as any Equatable })
+    var equatableHoldingNil: any Equatable
+    @Derived(compute: { (_: DerivedKinds) in Int??.some(nil) })
+    var nestedOptional: Int??
+    @Derived(compute: { (_: DerivedKinds) in CGPoint(x: 1, y: 2) })
+    var structValue: CGPoint
+    @Derived(compute: { (_: DerivedKinds) in FloatingPointSign.minus })
+    var enumValue: FloatingPointSign
+    @Derived(compute: { (object: DerivedKinds) in object })
+    var objectValue: DerivedKinds
+    @Derived(compute: { (_: DerivedKinds) in (1, "one") })
+    var tupleValue: (Int, String)
 }

@@ -55,6 +55,10 @@ extension BinaryPropertyListReader {
         /// Where the keys of the dictionaries on the stack are, for the duplicate-key check;
         /// each dictionary frame owns the entries from its `keyStart` on.
         var keys: [KeyLocation] = []
+        /// The key objects of the last small dictionary found to have distinct keys: archives
+        /// repeat the same keys object after object, and the same string objects need no
+        /// second comparison.
+        var lastDistinctKeyObjects: [Int] = []
 
         /// Where a dictionary key's string object is in the data.
         struct KeyLocation {
@@ -136,6 +140,9 @@ extension BinaryPropertyListReader {
             switch size {
             case 1: return UInt64(bytes[offset])
             case 2: return UInt64(bytes[offset]) &<< 8 | UInt64(bytes[offset + 1])
+            case 3:
+                // References and offsets of archives past 65,535 objects.
+                return UInt64(bytes[offset]) &<< 16 | UInt64(bytes[offset + 1]) &<< 8 | UInt64(bytes[offset + 2])
             default: break
             }
             var value: UInt64 = 0
@@ -271,16 +278,36 @@ extension BinaryPropertyListReader {
             guard frame.isDictionary else { return .array(frame.items) }
             defer { keys.removeLast(keys.count - frame.keyStart) }
             let count = frame.entries.count
-            if count <= 16 && keysAreDistinct(frame) {
+            if count <= 16 && (hasLastDistinctKeys(frame) || keysAreDistinct(frame)) {
                 return .dictionary(PropertyListDictionary(uncheckedDistinctEntries: frame.entries))
             }
             // Large, or with a repeated key: the later value replaces the earlier one.
             return .dictionary(PropertyListDictionary(frame.entries.lazy.map { ($0.key, $0.value) }))
         }
 
+        /// Whether the dictionary's keys are the same key objects, in the same order, as those of
+        /// the last dictionary found to have distinct keys.
+        private func hasLastDistinctKeys(_ frame: Frame) -> Bool {
+            let count = frame.entries.count
+            guard count == lastDistinctKeyObjects.count else { return false }
+            let start = frame.keyStart
+            for index in 0 ..< count where keys[start + index].offset != lastDistinctKeyObjects[index] {
+                return false
+            }
+            return true
+        }
+
         /// Whether a small dictionary's keys are distinct, judged from the data where both are
-        /// ASCII (equal exactly when their bytes are) and by `String ==` otherwise.
-        private func keysAreDistinct(_ frame: Frame) -> Bool {
+        /// ASCII (equal exactly when their bytes are) and by `String ==` otherwise; remembers
+        /// the keys when they are.
+        private mutating func keysAreDistinct(_ frame: Frame) -> Bool {
+            guard checkKeysAreDistinct(frame) else { return false }
+            lastDistinctKeyObjects.removeAll(keepingCapacity: true)
+            for index in 0 ..< frame.entries.count { lastDistinctKeyObjects.append(keys[frame.keyStart + index].offset) }
+            return true
+        }
+
+        private func checkKeysAreDistinct(_ frame: Frame) -> Bool {
             let start = frame.keyStart
             for index in 1 ..< max(frame.entries.count, 1) {
                 let key = keys[start + index]
@@ -433,20 +460,23 @@ extension BinaryPropertyListReader {
         }
 
         /// Decodes the top object and everything it references.
+        ///
+        /// The container being filled is kept in a local, its enclosing ones on a stack: the
+        /// loop reads and updates it for every reference without going through the array.
         mutating func parse() throws -> PropertyListValue {
             let topOffset = try offset(ofObject: topObject)
             var stack: [Frame] = []
+            var current: Frame
             switch try decode(object: topObject, at: topOffset) {
             case .value(let value): return value
             case .container(let frame):
                 sizes[topObject] = -1
-                stack.append(frame)
+                current = frame
             }
-            while !stack.isEmpty {
-                let top = stack.count - 1
-                if stack[top].next < stack[top].referenceCount {
-                    let referenceOffset = stack[top].referencesStart + stack[top].next * referenceSize
-                    stack[top].next += 1
+            while true {
+                if current.next < current.referenceCount {
+                    let referenceOffset = current.referencesStart + current.next * referenceSize
+                    current.next += 1
                     let reference = readInteger(at: referenceOffset, size: referenceSize)
                     guard reference < UInt64(objectCount) else {
                         throw PropertyListError.corrupt(
@@ -456,9 +486,9 @@ extension BinaryPropertyListReader {
                     let child = Int(truncatingIfNeeded: reference)  // < objectCount, an Int
                     let childSize = sizes[child]
                     if childSize > 0, let value = cache[child] {
-                        try stack[top].add(value)
-                        if stack[top].isAtKey { try recordKey(at: offset(ofObject: child)) }
-                        try grow(&stack[top], by: childSize, at: referenceOffset)
+                        try current.add(value)
+                        if current.isAtKey { try recordKey(at: offset(ofObject: child)) }
+                        try grow(&current, by: childSize, at: referenceOffset)
                         continue
                     }
                     if childSize < 0 {
@@ -473,31 +503,36 @@ extension BinaryPropertyListReader {
                             cache[child] = value
                             sizes[child] = 1
                         }
-                        try stack[top].add(value)
-                        if stack[top].isAtKey { try recordKey(at: childOffset) }
-                        try grow(&stack[top], by: 1, at: referenceOffset)
-                    case .container(var frame):
-                        guard stack.count < maximumDepth else {
+                        try current.add(value)
+                        if current.isAtKey { try recordKey(at: childOffset) }
+                        try grow(&current, by: 1, at: referenceOffset)
+                    case .container(let frame):
+                        // The current container and those around it: the stack holds all but
+                        // the innermost.
+                        guard stack.count + 1 < maximumDepth else {
                             throw PropertyListError(
                                 .nestingTooDeep, offset: childOffset,
                                 message: "arrays and dictionaries are nested more than \(maximumDepth) deep")
                         }
                         sizes[child] = -1
-                        frame.keyStart = keys.count
-                        stack.append(frame)
+                        stack.append(current)
+                        current = frame
+                        current.keyStart = keys.count
                     }
                 } else {
-                    let frame = stack.removeLast()
-                    let value = value(of: frame)
-                    cache[frame.object] = value
-                    sizes[frame.object] = frame.size
-                    guard let parent = stack.indices.last else { return value }
-                    try stack[parent].add(value)
-                    try grow(&stack[parent], by: frame.size, at: frame.offset)
+                    let value = value(of: current)
+                    cache[current.object] = value
+                    sizes[current.object] = current.size
+                    let finishedSize = current.size
+                    let finishedOffset = current.offset
+                    if stack.isEmpty { return value }
+                    // Moved straight back, with no other copy alive: the parent's arrays stay
+                    // uniquely referenced, so adding to them never copies them.
+                    current = stack.removeLast()
+                    try current.add(value)
+                    try grow(&current, by: finishedSize, at: finishedOffset)
                 }
             }
-            // Not reached: the loop returns when the top container is finished.
-            throw PropertyListError.corrupt("the top object was not decoded", at: topOffset)
         }
 
         /// Whether a scalar is worth sharing: strings (creating one again costs more than

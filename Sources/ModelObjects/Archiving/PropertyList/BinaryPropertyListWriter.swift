@@ -52,6 +52,13 @@ extension BinaryPropertyListWriter {
         var references: [Int] = []
         /// Scalars already numbered, for sharing equal ones.
         var table = ScalarTable()
+        /// The object numbers of UIDs and small non-negative integers, by value (0 for none
+        /// yet, else number + 1): keyed archives are mostly UIDs, which are dense small
+        /// numbers, so an array beats hashing them.
+        var uidNumbers: [Int32] = []
+        var smallIntegerNumbers: [Int32] = []
+        /// Strings already numbered, by their raw representation (see ``flatten(_:)``).
+        var stringsByBits = StringBitsTable()
         /// An estimate of the encoded size of the scalars, to size the output buffer.
         var scalarBytes = 0
 
@@ -65,6 +72,9 @@ extension BinaryPropertyListWriter {
             case .string(let string):
                 return flatten(string)
             case .integer(let integer):
+                if integer >= 0 && integer < Self.directLimit {
+                    return numberDirectly(value, Int(integer), isUID: false)
+                }
                 return unique(value, hash: table.hash(UInt64(bitPattern: integer), kind: 1), size: 9)
             case .unsignedInteger(let integer):
                 return unique(value, hash: table.hash(integer, kind: 2), size: 17)
@@ -79,11 +89,20 @@ extension BinaryPropertyListWriter {
                 let hash = data.withUnsafeBytes { table.hash(bytes: $0, kind: 6).hash }
                 return unique(value, hash: hash, size: data.count + 9)
             case .uid(let uid):
+                if uid < UInt64(Self.directLimit) {
+                    return numberDirectly(value, Int(uid), isUID: true)
+                }
                 return unique(value, hash: table.hash(uid, kind: 7), size: 9)
             case .bool(let bool):
                 return unique(value, hash: table.hash(bool ? 1 : 0, kind: 8), size: 1)
             case .array(let elements):
                 try checkDepth(depth)
+                if elements.count >= 1024 {
+                    // A large array (a keyed archive's `$objects`): room for its elements and
+                    // a few objects and references each, instead of many growth steps.
+                    objects.reserveCapacity(objects.count + 4 * elements.count)
+                    references.reserveCapacity(references.count + 8 * elements.count)
+                }
                 let number = objects.count
                 let start = references.count
                 objects.append(.array(start: start, count: elements.count))
@@ -101,7 +120,7 @@ extension BinaryPropertyListWriter {
                 objects.append(.dictionary(start: start, count: count))
                 references.append(contentsOf: repeatElement(0, count: 2 * count))
                 for (offset, element) in dictionary.elements.enumerated() {
-                    let reference = flatten(element.key)
+                    let reference = flatten(key: element.key)
                     references[start + offset] = reference
                 }
                 for (offset, element) in dictionary.elements.enumerated() {
@@ -118,6 +137,47 @@ extension BinaryPropertyListWriter {
                     .nestingTooDeep,
                     message: "arrays and dictionaries are nested more than \(maximumDepth) deep")
             }
+        }
+
+        /// Values below this are numbered through ``uidNumbers`` and ``smallIntegerNumbers``.
+        static let directLimit = 1 << 22
+
+        /// Numbers a UID or small integer through its slot in `numbers`, growing the array to
+        /// twice the value at most.
+        private mutating func numberDirectly(_ value: PropertyListValue, _ key: Int, isUID: Bool) -> Int {
+            let known = isUID ? Self.number(at: key, in: &uidNumbers) : Self.number(at: key, in: &smallIntegerNumbers)
+            if known >= 0 { return known }
+            let number = objects.count
+            objects.append(.scalar(value))
+            scalarBytes += 9
+            if isUID {
+                uidNumbers[key] = Int32(truncatingIfNeeded: number + 1)
+            } else {
+                smallIntegerNumbers[key] = Int32(truncatingIfNeeded: number + 1)
+            }
+            return number
+        }
+
+        /// The number recorded at `key`, or -1, after growing `numbers` to hold `key` (to
+        /// twice the value at most).
+        @inline(__always)
+        private static func number(at key: Int, in numbers: inout [Int32]) -> Int {
+            if key >= numbers.count {
+                numbers.append(contentsOf: repeatElement(0, count: max(key + 1, 2 * numbers.count, 256) - numbers.count))
+            }
+            return Int(numbers[key]) - 1
+        }
+
+        /// Numbers a dictionary key. Dictionaries repeat the same few keys: a key seen before
+        /// with the same raw representation (its two words: for a small string the bytes
+        /// themselves, for another its storage and length) has the same bytes, so it is found
+        /// without hashing them; others go through the byte hash.
+        private mutating func flatten(key: String) -> Int {
+            let bits = unsafeBitCast(key, to: (UInt64, UInt64).self)
+            if let number = stringsByBits[bits] { return number }
+            let number = flatten(key)
+            stringsByBits[bits] = number
+            return number
         }
 
         /// Numbers a string, sharing an earlier one with exactly the same UTF-8 bytes.
@@ -279,6 +339,11 @@ extension BinaryPropertyListWriter {
             case 2:
                 bytes.append(UInt8(truncatingIfNeeded: value &>> 8))
                 bytes.append(UInt8(truncatingIfNeeded: value))
+            case 3:
+                // References and offsets of archives past 65,535 objects.
+                bytes.append(UInt8(truncatingIfNeeded: value &>> 16))
+                bytes.append(UInt8(truncatingIfNeeded: value &>> 8))
+                bytes.append(UInt8(truncatingIfNeeded: value))
             default:
                 var shift = (size - 1) * 8
                 while shift >= 0 {
@@ -365,20 +430,71 @@ extension BinaryPropertyListWriter {
 }
 
 extension BinaryPropertyListWriter {
+    /// Strings' raw representations to object numbers. Equal representations mean equal
+    /// bytes as long as the strings are alive, which the value being written guarantees.
+    /// SplitMix64's finalizer: every input bit affects every output bit.
+    @inline(__always)
+    fileprivate static func mix(_ value: UInt64) -> UInt64 {
+        var z = value
+        z = (z ^ (z &>> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z &>> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z &>> 31)
+    }
+
+    fileprivate struct StringBitsTable {
+        private var keys: [(UInt64, UInt64)] = Array(repeating: (0, 0), count: 1024)
+        private var numbers: [Int] = Array(repeating: -1, count: 1024)
+        private var mask = 1023
+        private var count = 0
+
+        @inline(__always)
+        private func slot(of key: (UInt64, UInt64)) -> Int {
+            var slot = Int(truncatingIfNeeded: BinaryPropertyListWriter.mix(key.0 ^ BinaryPropertyListWriter.mix(key.1))) & mask
+            while numbers[slot] >= 0 && keys[slot] != key { slot = (slot + 1) & mask }
+            return slot
+        }
+
+        subscript(key: (UInt64, UInt64)) -> Int? {
+            get {
+                let slot = slot(of: key)
+                return numbers[slot] >= 0 ? numbers[slot] : nil
+            }
+            set {
+                guard let newValue else { return }
+                let slot = slot(of: key)
+                if numbers[slot] < 0 { count += 1 }
+                keys[slot] = key
+                numbers[slot] = newValue
+                if count * 2 > numbers.count { grow() }
+            }
+        }
+
+        private mutating func grow() {
+            let oldKeys = keys, oldNumbers = numbers
+            keys = Array(repeating: (0, 0), count: oldKeys.count * 2)
+            numbers = Array(repeating: -1, count: oldKeys.count * 2)
+            mask = keys.count - 1
+            for index in oldKeys.indices where oldNumbers[index] >= 0 {
+                let slot = slot(of: oldKeys[index])
+                keys[slot] = oldKeys[index]
+                numbers[slot] = oldNumbers[index]
+            }
+        }
+    }
+
     /// An open-addressing hash table from scalar hashes to object numbers; the objects
     /// themselves are compared by the flattener. Hashes are seeded per writer run, so that
     /// colliding input cannot be prepared in advance.
     fileprivate struct ScalarTable {
-        /// Each slot's hash, 0 for an empty slot (stored hashes are never 0).
-        private var hashes: [UInt64]
-        private var numbers: [Int]
+        /// Each slot's hash (0 for an empty slot; stored hashes are never 0) and object
+        /// number, side by side so that a probe touches one cache line.
+        private var slots: [(hash: UInt64, number: Int)]
         private var mask: Int
         private var count = 0
         private let seed: UInt64
 
         init() {
-            hashes = Array(repeating: 0, count: 1024)
-            numbers = Array(repeating: 0, count: 1024)
+            slots = Array(repeating: (0, 0), count: 1024)
             mask = 1023
             var generator = SystemRandomNumberGenerator()
             seed = generator.next()
@@ -442,31 +558,27 @@ extension BinaryPropertyListWriter {
         /// The object number in a slot holding this hash; nil at an empty slot (the end of
         /// the probe sequence). A slot holding another hash yields -1, matching no object.
         func number(at slot: Int, hash: UInt64) -> Int? {
-            let stored = hashes[slot]
-            if stored == 0 { return nil }
-            return stored == hash ? numbers[slot] : -1
+            let stored = slots[slot]
+            if stored.hash == 0 { return nil }
+            return stored.hash == hash ? stored.number : -1
         }
 
         /// Fills an empty slot found by probing, growing the table when half full.
         mutating func insert(hash: UInt64, number: Int, at slot: Int) {
-            hashes[slot] = hash
-            numbers[slot] = number
+            slots[slot] = (hash, number)
             count += 1
-            if count * 2 > hashes.count { grow() }
+            if count * 2 > slots.count { grow() }
         }
 
         private mutating func grow() {
-            let oldHashes = hashes
-            let oldNumbers = numbers
-            let capacity = hashes.count * 2
-            hashes = Array(repeating: 0, count: capacity)
-            numbers = Array(repeating: 0, count: capacity)
+            let old = slots
+            let capacity = slots.count * 2
+            slots = Array(repeating: (0, 0), count: capacity)
             mask = capacity - 1
-            for (hash, number) in zip(oldHashes, oldNumbers) where hash != 0 {
-                var slot = self.slot(for: hash)
-                while hashes[slot] != 0 { slot = next(slot) }
-                hashes[slot] = hash
-                numbers[slot] = number
+            for entry in old where entry.hash != 0 {
+                var slot = self.slot(for: entry.hash)
+                while slots[slot].hash != 0 { slot = next(slot) }
+                slots[slot] = entry
             }
         }
     }

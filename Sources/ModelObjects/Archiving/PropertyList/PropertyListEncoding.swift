@@ -29,6 +29,6 @@ extension PropertyListDictionary: ExpressibleByArrayLiteral {
 
     /// A dictionary from entries in order.
     init(entries: [(key: String, value: PropertyListValue)]) {
-        self.init(entries.map { ($0.key, $0.value) })
+        self.init(checkingEntries: entries)
     }
 }

@@ -191,6 +191,38 @@ package struct PropertyListDictionary: Sendable {
         if entries.count > Self.indexThreshold { rebuildIndex() }
     }
 
+    /// A dictionary of entries in order, which checks small dictionaries' keys in one pass
+    /// over pairs instead of looking each key up as it is added; as ``init(_:)``, a repeated key
+    /// keeps its first place and takes the later value.
+    init(checkingEntries entries: [Element]) {
+        if entries.count <= Self.indexThreshold && Self.keysAreDistinct(entries) {
+            self.init(uncheckedDistinctEntries: entries)
+        } else {
+            self.init(entries.lazy.map { ($0.key, $0.value) })
+        }
+    }
+
+    /// Whether no two keys are equal; lengths are compared first, which tells most keys apart
+    /// without a string comparison.
+    private static func keysAreDistinct(_ entries: [Element]) -> Bool {
+        guard entries.count > 1 else { return true }
+        for index in 1 ..< entries.count {
+            let length = entries[index].key.utf8.count
+            for earlier in 0 ..< index where entries[earlier].key.utf8.count == length {
+                if entries[earlier].key == entries[index].key { return false }
+            }
+        }
+        return true
+    }
+
+    /// The value for a key that is usually the last one (`$class` in archived objects): the
+    /// last entry is compared first.
+    @inline(__always)
+    func value(forUsuallyLastKey key: String) -> PropertyListValue? {
+        if let last = elements.last, last.key == key { return last.value }
+        return self[key]
+    }
+
     /// The number of entries.
     package var count: Int { elements.count }
     /// Whether there are no entries.
