@@ -139,8 +139,10 @@ extension BinaryPropertyListWriter {
             }
         }
 
-        /// Values below this are numbered through ``uidNumbers`` and ``smallIntegerNumbers``.
-        static let directLimit = 1 << 22
+        /// Values below this are numbered through ``uidNumbers`` and ``smallIntegerNumbers``
+        /// (each at most 4 MiB, for the UIDs of archives of some 300,000 objects); larger ones
+        /// are hashed.
+        static let directLimit = 1 << 20
 
         /// Numbers a UID or small integer through its slot in `numbers`, growing the array to
         /// twice the value at most.
