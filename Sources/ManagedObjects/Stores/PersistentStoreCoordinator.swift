@@ -43,9 +43,11 @@ public final class PersistentStoreCoordinator: Sendable {
     ///
     /// - Parameters:
     ///   - type: The kind of store.
-    ///   - url: The store's file, for kinds that have one.
+    ///   - url: The store's file, for kinds that have one (``PersistentStoreType/sqlite``).
     /// - Returns: The store.
-    /// - Throws: ``PersistenceError/Code/invalidStore`` for a kind this build cannot open.
+    /// - Throws: ``PersistenceError/Code/invalidStore`` for a kind this build cannot open, a
+    ///   SQLite store without a file URL, or a file that is not a store;
+    ///   ``PersistenceError/Code/incompatibleModel`` for a store written with another model.
     ///
     /// Corresponds to `-[NSPersistentStoreCoordinator addPersistentStoreWithType:configuration:URL:options:error:]`.
     @discardableResult
@@ -53,6 +55,13 @@ public final class PersistentStoreCoordinator: Sendable {
         switch type {
         case .inMemory:
             let store = InMemoryStore()
+            addPersistentStore(store)
+            return store
+        case .sqlite:
+            guard let url else {
+                throw PersistenceError(.invalidStore, message: "a SQLite store needs the URL of its file")
+            }
+            let store = try SQLiteStore(url: url, model: managedObjectModel)
             addPersistentStore(store)
             return store
         default:
