@@ -71,6 +71,13 @@ struct SQLiteSchema: Sendable {
         case toManyByJoin(join: String, ownColumn: String, otherColumn: String, orderColumn: String?, otherTable: String)
     }
 
+    /// How one property is read from a row (positions in the table's SELECT list).
+    enum Read: Sendable {
+        case attribute(index: Int, position: Int32, type: AttributeType)
+        case toOne(index: Int, position: Int32, entityPosition: Int32?, destination: EntityDescription)
+        case toMany(index: Int)
+    }
+
     /// One entity's place in the schema.
     struct EntityMapping: Sendable {
         /// The quoted name of the hierarchy's table.
@@ -87,6 +94,15 @@ struct SQLiteSchema: Sendable {
         /// The columns written by INSERT/UPDATE of a record of this entity, with the property
         /// index and whether the column is a to-one's entity column.
         var writtenColumns: [(column: String, index: Int, isEntityColumn: Bool)]
+        /// Whether saving a record writes more than its row: join-table rows or positions
+        /// of ordered one-to-many relationships.
+        var writesRelationships: Bool
+        /// How to read each property from a row of the table's SELECT list, positions resolved.
+        var reads: [Read] = []
+        /// `INSERT INTO table (Z_PK, Z_ENT, Z_OPT, written columns…) VALUES (?, …)`.
+        var insertSQL: String
+        /// `UPDATE table SET Z_OPT = ?, written columns… = ? WHERE Z_PK = ?`.
+        var updateSQL: String
     }
 
     var tables: [Table] = []
@@ -209,14 +225,48 @@ struct SQLiteSchema: Sendable {
                     }
                 }
             }
+            let table = tables[index].name
+            let names = ["\"Z_PK\"", "\"Z_ENT\"", "\"Z_OPT\""] + written.map(\.0)
+            let insertSQL = "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES ("
+                + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
+            let assignments = ["\"Z_OPT\" = ?"] + written.map { "\($0.0) = ?" }
+            let updateSQL = "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \"Z_PK\" = ?"
+            let writesRelationships = storage.contains { storage in
+                switch storage {
+                case .toManyByJoin, .toManyByInverse(_, _, _?): true
+                default: false
+                }
+            }
             entities[entity.name] = EntityMapping(
-                table: tables[index].name, rootEntityName: rootEntity.name, kindNames: kinds(of: entity),
-                isRoot: entity.superentity == nil, storage: storage, writtenColumns: written)
+                table: table, rootEntityName: rootEntity.name, kindNames: kinds(of: entity),
+                isRoot: entity.superentity == nil, storage: storage, writtenColumns: written,
+                writesRelationships: writesRelationships, insertSQL: insertSQL, updateSQL: updateSQL)
         }
         for table in tables {
             let names = ["\"Z_PK\"", "\"Z_ENT\"", "\"Z_OPT\""] + table.columns.map(\.name)
             let positions = Dictionary(names.enumerated().map { ($1, Int32($0)) }, uniquingKeysWith: { first, _ in first })
             selectLists[table.name] = (names.map { table.name + "." + $0 }.joined(separator: ", "), positions)
+        }
+        for (name, mapping) in entities {
+            guard let positions = selectLists[mapping.table]?.positions else { continue }
+            var reads: [Read] = []
+            for (index, storage) in mapping.storage.enumerated() {
+                switch storage {
+                case .attribute(let column, let type):
+                    if let position = positions[column] { reads.append(.attribute(index: index, position: position, type: type)) }
+                case .toOne(let column, let entityColumn, let destination):
+                    if let position = positions[column], let destination = model.entity(named: destination) {
+                        reads.append(.toOne(
+                            index: index, position: position, entityPosition: entityColumn.flatMap { positions[$0] },
+                            destination: destination))
+                    }
+                case .toManyByInverse, .toManyByJoin:
+                    reads.append(.toMany(index: index))
+                case .none:
+                    break
+                }
+            }
+            entities[name]?.reads = reads
         }
     }
 

@@ -109,12 +109,11 @@ extension SQLiteStore {
         let whereClause = condition.isEmpty ? "" : " WHERE " + condition
         let sql = "SELECT \(select.sql) FROM \(table)" + whereClause + orderAndLimit
         var records: [StoreRecord] = []
-        var entityNames = Set<String>()
+        var kinds = EntityLookup()
         try connection.cachedStatement(sql).forEachRow(bindings) { row in
-            let record = try decodeRow(row, table: table, positions: select.positions)
-            entityNames.insert(record.objectID.entity.name)
-            records.append(record)
+            records.append(try decodeRow(row, table: table, positions: select.positions, kinds: &kinds))
         }
+        let entityNames = kinds.all.keys
         guard !records.isEmpty else { return records }
 
         // To-many relationships, one statement each for all the records read.
@@ -161,8 +160,9 @@ extension SQLiteStore {
         if records.count == 1, let key = records[0].objectID.primaryKey {
             sql = query.replacingOccurrences(of: "%@", with: "= ?")
             arguments = [.integer(key)]
-        } else if condition.isEmpty && !orderAndLimit.contains(" LIMIT ") {
-            // Every row of the table was read: no need to repeat the selection.
+        } else if condition.isEmpty && !orderAndLimit.contains(" LIMIT ") || records.count >= 1000 {
+            // Every row of the table was read, or many: reading the whole relationship through
+            // its index costs less than repeating the selection; owners not read are ignored.
             sql = query.replacingOccurrences(of: "%@", with: "IS NOT NULL")
             arguments = []
         } else {
@@ -191,33 +191,50 @@ extension SQLiteStore {
         }
     }
 
+    /// The entities met while decoding rows, with the last one at hand (rows of one entity
+    /// usually follow each other), so that most rows cost no dictionary lookup.
+    struct EntityLookup {
+        var all: [String: (EntityDescription, SQLiteSchema.EntityMapping)] = [:]
+        var last: (name: String, entity: EntityDescription, mapping: SQLiteSchema.EntityMapping)?
+    }
+
     /// One row as a record (to-many relationships still empty).
-    func decodeRow(_ row: SQLiteStatement, table: String, positions: [String: Int32]) throws -> StoreRecord {
+    func decodeRow(
+        _ row: SQLiteStatement, table: String, positions: [String: Int32],
+        kinds: inout EntityLookup
+    ) throws -> StoreRecord {
         let key = row.int64(at: 0), name = row.text(at: 1), version = row.int64(at: 2)
-        guard let entity = model.entity(named: name), let mapping = schema.entities[name] else {
-            throw PersistenceError(
-                .operationFailed, message: "row \(key) of \(table) names an entity the model does not have: \(name)", sql: row.sql)
+        let entity: EntityDescription, mapping: SQLiteSchema.EntityMapping
+        if let last = kinds.last, last.name == name {
+            (entity, mapping) = (last.entity, last.mapping)
+        } else if let known = kinds.all[name] {
+            (entity, mapping) = known
+        } else {
+            guard let found = model.entity(named: name), let foundMapping = schema.entities[name] else {
+                throw PersistenceError(
+                    .operationFailed, message: "row \(key) of \(table) names an entity the model does not have: \(name)", sql: row.sql)
+            }
+            (entity, mapping) = (found, foundMapping)
+            kinds.all[name] = (found, foundMapping)
         }
+        kinds.last = (name, entity, mapping)
         var values = [StoreValue](repeating: .null, count: entity.properties.count)
-        for (index, storage) in mapping.storage.enumerated() {
-            switch storage {
-            case .attribute(let column, let type):
-                guard let position = positions[column], !row.isNull(at: position) else { continue }
-                values[index] = try decode(row, at: position, as: type, column: column, table: table, key: key)
-            case .toOne(let column, let entityColumn, let destination):
-                guard let position = positions[column], !row.isNull(at: position) else { continue }
-                let targetName = entityColumn.flatMap { positions[$0] }.flatMap { row.isNull(at: $0) ? nil : row.text(at: $0) }
-                    ?? destination
-                guard let target = model.entity(named: targetName) else {
+        for read in mapping.reads {
+            switch read {
+            case .attribute(let index, let position, let type):
+                guard !row.isNull(at: position) else { continue }
+                values[index] = try decode(row, at: position, as: type, table: table, key: key)
+            case .toOne(let index, let position, let entityPosition, let destination):
+                guard !row.isNull(at: position) else { continue }
+                let targetName = entityPosition.flatMap { row.isNull(at: $0) ? nil : row.text(at: $0) }
+                guard let target = targetName.map({ model.entity(named: $0) }) ?? destination else {
                     throw PersistenceError(
-                        .operationFailed, message: "row \(key) of \(table) refers to an unknown entity \(targetName)", sql: row.sql)
+                        .operationFailed, message: "row \(key) of \(table) refers to an unknown entity \(targetName ?? "")", sql: row.sql)
                 }
                 values[index] = .toOne(ManagedObjectID(
                     entity: target, key: .permanent(storeIdentifier: identifier, primaryKey: row.int64(at: position))))
-            case .toManyByInverse, .toManyByJoin:
+            case .toMany(let index):
                 values[index] = .toMany([])
-            case .none:
-                break
             }
         }
         return StoreRecord(
@@ -227,11 +244,11 @@ extension SQLiteStore {
 
     /// A column's value as the attribute's type.
     private func decode(
-        _ row: SQLiteStatement, at position: Int32, as type: AttributeType, column: String, table: String, key: Int64
+        _ row: SQLiteStatement, at position: Int32, as type: AttributeType, table: String, key: Int64
     ) throws -> StoreValue {
         func failure(_ what: String) -> PersistenceError {
             PersistenceError(
-                .operationFailed, message: "\(table).\(column) of row \(key) holds \(what)", sql: row.sql)
+                .operationFailed, message: "column \(position + 1) of row \(key) of \(table) holds \(what)", sql: row.sql)
         }
         switch type {
         case .integer16, .integer32, .integer64: return .integer(row.int64(at: position))

@@ -21,8 +21,8 @@ extension SQLiteStore {
             try connection.transaction {
                 try checkVersions(changes, reported: reported, connection)
                 for id in changes.deleted { try delete(id, connection) }
-                for record in changes.inserted { try write(record, inserting: true, connection) }
-                for record in changes.updated { try write(record, inserting: false, connection) }
+                try write(changes.inserted, inserting: true, connection)
+                try write(changes.updated, inserting: false, connection)
                 for record in changes.inserted { try writeRelationships(of: record, isNew: true, connection) }
                 for record in changes.updated { try writeRelationships(of: record, isNew: false, connection) }
             }
@@ -65,31 +65,43 @@ extension SQLiteStore {
         }
     }
 
+    /// Inserts or updates the rows of `records`, grouped by entity so that each group binds
+    /// one cached statement.
+    private func write(_ records: [StoreRecord], inserting: Bool, _ connection: SQLiteConnection) throws {
+        var start = records.startIndex
+        while start < records.endIndex {
+            let name = records[start].objectID.entity.name
+            var end = start + 1
+            while end < records.endIndex && records[end].objectID.entity.name == name { end += 1 }
+            let (mapping, _) = try mapping(of: records[start].objectID)
+            let statement = try connection.cachedStatement(inserting ? mapping.insertSQL : mapping.updateSQL)
+            for record in records[start..<end] {
+                try write(record, mapping: mapping, statement: statement, inserting: inserting)
+            }
+            start = end
+        }
+    }
+
     /// Inserts or updates the row of `record` (its attributes and to-one relationships).
-    private func write(_ record: StoreRecord, inserting: Bool, _ connection: SQLiteConnection) throws {
-        let (mapping, key) = try mapping(of: record.objectID)
-        let columns = mapping.writtenColumns
-        let statement: SQLiteStatement
-        var parameter: Int32 = 1
+    private func write(
+        _ record: StoreRecord, mapping: SQLiteSchema.EntityMapping, statement: SQLiteStatement, inserting: Bool
+    ) throws {
+        guard record.objectID.storeIdentifier == identifier, let key = record.objectID.primaryKey else {
+            throw PersistenceError(.saveFailed, message: "\(record.objectID) is not an object ID of this store", objectID: record.objectID)
+        }
+        statement.reset()
+        defer { statement.reset() }
+        var parameter: Int32
         if inserting {
-            let names = ["\"Z_PK\"", "\"Z_ENT\"", "\"Z_OPT\""] + columns.map(\.column)
-            statement = try connection.cachedStatement(
-                "INSERT INTO \(mapping.table) (\(names.joined(separator: ", "))) VALUES ("
-                    + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")")
-            statement.reset()
             try statement.bind(key, at: 1)
             try statement.bind(record.objectID.entity.name, at: 2)
             try statement.bind(record.version, at: 3)
             parameter = 4
         } else {
-            let assignments = ["\"Z_OPT\" = ?"] + columns.map { "\($0.column) = ?" }
-            statement = try connection.cachedStatement(
-                "UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")) WHERE \"Z_PK\" = ?")
-            statement.reset()
             try statement.bind(record.version, at: 1)
             parameter = 2
         }
-        for column in columns {
+        for column in mapping.writtenColumns {
             let value = column.index < record.values.count ? record.values[column.index] : .null
             if column.isEntityColumn {
                 if case .toOne(let target?) = value { try statement.bind(target.entity.name, at: parameter) }
@@ -99,7 +111,6 @@ extension SQLiteStore {
             parameter += 1
         }
         if !inserting { try statement.bind(key, at: parameter) }
-        defer { statement.reset() }
         while try statement.step() {}
     }
 
@@ -107,6 +118,7 @@ extension SQLiteStore {
     /// of its ordered one-to-many relationships.
     private func writeRelationships(of record: StoreRecord, isNew: Bool, _ connection: SQLiteConnection) throws {
         let (mapping, key) = try mapping(of: record.objectID)
+        guard mapping.writesRelationships else { return }
         for (index, storage) in mapping.storage.enumerated() {
             guard index < record.values.count else { continue }
             var related: [ManagedObjectID] = []

@@ -147,7 +147,7 @@ import Testing
         try tag.setValue(Set([square, circle]), forKey: "shapes")
         try context.save()
 
-        #expect(try SQLiteProbe.query("SELECT Z_ENT, ZNAME, ZSIDE, ZRADIUS, ZCENTER_ENT FROM ZSHAPE ORDER BY Z_PK", at: directory.file())
+        #expect(try SQLiteProbe.query("SELECT Z_ENT, ZNAME, ZSIDE, ZRADIUS, ZCENTER_ENT FROM ZSHAPE ORDER BY Z_ENT DESC", at: directory.file())
             == ["Square|square|2.0|NULL|NULL", "Circle|circle|NULL|1.5|Square"])
 
         let reader = PersistentStoreCoordinator(managedObjectModel: try Self.makeInheritanceModel())
@@ -168,7 +168,9 @@ import Testing
         let store = try #require(reader.persistentStores.first)
         let shapeEntity = try #require(reader.managedObjectModel.entity(named: "Shape"))
         let squareEntity = try #require(reader.managedObjectModel.entity(named: "Square"))
-        #expect(try store.records(of: shapeEntity, includesSubentities: true).map(\.objectID.entity.name) == ["Square", "Circle"])
+        let shapeRecords = try store.records(of: shapeEntity, includesSubentities: true)
+        #expect(shapeRecords.map(\.objectID.entity.name).sorted() == ["Circle", "Square"])
+        #expect(shapeRecords.map { $0.objectID.primaryKey ?? 0 } == shapeRecords.map { $0.objectID.primaryKey ?? 0 }.sorted())
         #expect(try store.records(of: squareEntity, includesSubentities: false).count == 1)
         #expect(try store.records(of: shapeEntity, includesSubentities: false).isEmpty)
     }
