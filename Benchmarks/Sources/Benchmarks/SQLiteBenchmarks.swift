@@ -75,7 +75,7 @@ enum SQLiteBenchmarks {
         let raw = best(runs) { directory in rawInsert(path: directory.appendingPathComponent("raw.sqlite").path, startDate: startDate) }
 
         // 3. Fetch 100,000 employees with a predicate and read one attribute of each.
-        var fetch = Double.nan, rawFetch = Double.nan, fetchApplied = false
+        var fetch = Double.nan, rawFetch = Double.nan, rawFetchRows = Double.nan, fetchApplied = false
         if wanted("fetch"), let directory = try? makeDirectory() {
             defer { try? FileManager.default.removeItem(at: directory) }
             let url = directory.appendingPathComponent("Store.sqlite")
@@ -99,7 +99,8 @@ enum SQLiteBenchmarks {
                     blackHole(total)
                     return Double(now() - start)
                 }
-                rawFetch = best(runs) { _ in rawSelect(path: url.path) }
+                rawFetch = best(runs) { _ in rawSelect(path: url.path, wholeRows: false) }
+                rawFetchRows = best(runs) { _ in rawSelect(path: url.path, wholeRows: true) }
             }
         }
 
@@ -114,6 +115,7 @@ enum SQLiteBenchmarks {
         row("the same through a context on the in-memory store (context cost alone)", contextMemory, raw)
         row("the store's part: reserve keys and apply 100,000 inserted records", storeApply, raw)
         row("fetch 100,000 with `salary >= 40000` and read `salary`" + (fetchApplied ? " (predicate in SQL)" : " (predicate not translated)"), fetch, rawFetch)
+        row("the same fetch against raw SQL reading every column of each row into Swift values", fetch, rawFetchRows)
         print()
     }
 
@@ -222,18 +224,32 @@ enum SQLiteBenchmarks {
         return Double(now() - start)
     }
 
-    /// Raw SQLite: the salaries of employees with `ZSALARY >= 40000`, read one by one.
-    private static func rawSelect(path: String) -> Double? {
+    /// Raw SQLite: the salaries of employees with `ZSALARY >= 40000`, read one by one; with
+    /// `wholeRows`, every column of each row is read too (strings made), as a store must.
+    private static func rawSelect(path: String, wholeRows: Bool) -> Double? {
         var database: OpaquePointer?
         guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let database else { return nil }
         defer { sqlite3_close_v2(database) }
         let start = now()
         var statement: OpaquePointer?
-        sqlite3_prepare_v2(database, "SELECT ZSALARY FROM ZEMPLOYEE WHERE ZSALARY >= ?", -1, &statement, nil)
+        let sql = wholeRows
+            ? "SELECT ZSALARY, Z_PK, Z_ENT, Z_OPT, ZFIRSTNAME, ZLASTNAME, ZEMPLOYEEID, ZAGE, ZHASDRIVERSLICENSE, ZSTARTDATE, "
+                + "ZDEPARTMENT, ZMANAGER FROM ZEMPLOYEE WHERE ZSALARY >= ?"
+            : "SELECT ZSALARY FROM ZEMPLOYEE WHERE ZSALARY >= ?"
+        sqlite3_prepare_v2(database, sql, -1, &statement, nil)
         sqlite3_bind_double(statement, 1, 40_000)
         var total = 0.0, rows = 0
+        func text(_ column: Int32) -> String {
+            guard let bytes = sqlite3_column_text(statement, column) else { return "" }
+            return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self)
+        }
         while sqlite3_step(statement) == SQLITE_ROW {
             total += sqlite3_column_double(statement, 0)
+            if wholeRows {
+                blackHole((sqlite3_column_int64(statement, 1), text(2), sqlite3_column_int64(statement, 3), text(4), text(5)))
+                blackHole((sqlite3_column_int64(statement, 6), sqlite3_column_type(statement, 7), sqlite3_column_int64(statement, 8)))
+                blackHole((sqlite3_column_double(statement, 9), sqlite3_column_int64(statement, 10), sqlite3_column_type(statement, 11)))
+            }
             rows += 1
         }
         sqlite3_finalize(statement)

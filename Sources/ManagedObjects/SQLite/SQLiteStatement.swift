@@ -74,8 +74,16 @@ final class SQLiteStatement {
         try check(sqlite3_bind_int64(handle, index, value))
     }
 
+    /// Fails for values longer than SQLite's `Int32` lengths can say, instead of trapping.
+    private func checkLength(_ count: Int) throws {
+        guard count <= Int(Int32.max) else {
+            throw SQLiteError(resultCode: SQLITE_TOOBIG, message: "a value of \(count) bytes is too big for SQLite", sql: sql)
+        }
+    }
+
     /// Binds a string, copied by SQLite.
     func bind(_ value: String, at index: Int32) throws {
+        try checkLength(value.utf8.count)
         var value = value
         let code = value.withUTF8 { bytes in
             // An empty buffer may have no base address; SQLite then binds NULL, so give it "".
@@ -93,6 +101,7 @@ final class SQLiteStatement {
             try check(sqlite3_bind_zeroblob(handle, index, 0))
             return
         }
+        try checkLength(value.count)
         let code = value.withUnsafeBytes { bytes in
             sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), csqlite_transient())
         }

@@ -26,7 +26,12 @@ extension SQLiteStore {
                 return last
             }
         }
-        let first = last - Int64(count) + 1
+        // Z_MAX is read from the file: a damaged counter must fail, not overflow.
+        let (first, overflow) = last.subtractingReportingOverflow(Int64(count) - 1)
+        guard !overflow, first >= 1 else {
+            throw PersistenceError(
+                .saveFailed, message: "the primary-key counter of \(mapping.rootEntityName) in Z_PRIMARYKEY is damaged (\(last))")
+        }
         return Array(first...last)
     }
 

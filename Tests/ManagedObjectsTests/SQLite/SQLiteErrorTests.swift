@@ -136,4 +136,13 @@ import Testing
         try connection.execute("UPDATE ZEVERYTHING SET ZDECIMAL = NULL, Z_ENT = 'Nope'")
         #expect(throws: PersistenceError.self) { try probe.store.records(of: entity, includesSubentities: true) }
     }
+
+    @Test func aDamagedKeyCounterThrowsInsteadOfOverflowing() throws {
+        let directory = try TemporaryDirectory()
+        let probe = try SQLiteProbe(directory: directory, model: try makeTestModel())
+        let person = try #require(probe.model.entity(named: "Person"))
+        let connection = try SQLiteConnection(path: directory.file().path)
+        try connection.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = -9223372036854775807 WHERE Z_ENT = 'Person'")
+        #expect(code { _ = try probe.store.newPrimaryKeys(for: person, count: 3) } == .saveFailed)
+    }
 }
