@@ -174,4 +174,58 @@ import Testing
         #expect(try store.records(of: squareEntity, includesSubentities: false).count == 1)
         #expect(try store.records(of: shapeEntity, includesSubentities: false).isEmpty)
     }
+
+    @Test func orderedManyToManyKeepsEachSidesOrder() throws {
+        func makeModel() throws -> ManagedObjectModel {
+            try ManagedObjectModel {
+                Entity("Playlist") {
+                    Property("name", .string)
+                    Property("songs", to: "Song", inverse: "playlists", toMany: true, ordered: true)
+                }
+                Entity("Song") {
+                    Property("title", .string)
+                    Property("playlists", to: "Playlist", inverse: "songs", toMany: true, ordered: true)
+                }
+            }
+        }
+        let directory = try TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeModel())
+        try coordinator.addPersistentStore(type: .sqlite, at: directory.file())
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let morning = try context.insertNewObject(forEntityName: "Playlist")
+        let evening = try context.insertNewObject(forEntityName: "Playlist")
+        let songs = try ["A", "B", "C"].map { title -> ManagedObject in
+            let song = try context.insertNewObject(forEntityName: "Song")
+            try song.setValue(title, forKey: "title")
+            return song
+        }
+        try morning.setValue([songs[2], songs[0], songs[1]], forKey: "songs")
+        try evening.setValue([songs[1], songs[2]], forKey: "songs")
+        try songs[2].setValue([evening, morning], forKey: "playlists")  // reorder this side only
+        try context.save()
+        #expect(try SQLiteProbe.query("SELECT sql FROM sqlite_master WHERE name = 'Z_PLAYLIST_SONGS'", at: directory.file()) == [
+            #"CREATE TABLE "Z_PLAYLIST_SONGS" ("Z_1" INTEGER NOT NULL, "Z_2" INTEGER NOT NULL, "Z_1_ORDER" INTEGER, "Z_2_ORDER" INTEGER, PRIMARY KEY ("Z_1", "Z_2")) WITHOUT ROWID"#,
+        ])
+
+        func titles(_ object: ManagedObject, in context: ManagedObjectContext) throws -> [String] {
+            let read = try context.existingObject(with: object.objectID)
+            return try (read.value(forKey: "songs") as? [ManagedObject] ?? []).map { try $0.value(forKey: "title") as? String ?? "" }
+        }
+        func lists(_ song: ManagedObject, in context: ManagedObjectContext) throws -> [ManagedObjectID] {
+            try (context.existingObject(with: song.objectID).value(forKey: "playlists") as? [ManagedObject] ?? []).map(\.objectID)
+        }
+        let reader = PersistentStoreCoordinator(managedObjectModel: try makeModel())
+        try reader.addPersistentStore(type: .sqlite, at: directory.file())
+        let readContext = ManagedObjectContext(coordinator: reader)
+        #expect(try titles(morning, in: readContext) == ["C", "A", "B"])
+        #expect(try titles(evening, in: readContext) == ["B", "C"])
+        #expect(try lists(songs[2], in: readContext) == [evening.objectID, morning.objectID])
+        #expect(try lists(songs[0], in: readContext) == [morning.objectID])
+
+        try morning.setValue([songs[1], songs[2]], forKey: "songs")
+        try context.save()
+        let again = ManagedObjectContext(coordinator: reader)
+        #expect(try titles(morning, in: again) == ["B", "C"])
+        #expect(try lists(songs[0], in: again).isEmpty)
+    }
 }
