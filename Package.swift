@@ -11,7 +11,10 @@ let package = Package(
     ],
     targets: [
         .target(name: "ModelObjects"),
-        .target(name: "ManagedObjects", dependencies: ["ModelObjects"]),
+        // The system SQLite (libsqlite3-dev on Debian and Ubuntu; part of macOS), used only by
+        // Sources/ManagedObjects/SQLite/.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .target(name: "ManagedObjects", dependencies: ["ModelObjects", "CSQLite"]),
         .target(name: "SampleModels", dependencies: ["ModelObjects", "ManagedObjects"]),
         .executableTarget(name: "employees", dependencies: ["ModelObjects", "ManagedObjects", "SampleModels"]),
         .executableTarget(name: "ArchiveFuzzer", dependencies: ["ModelObjects", "SampleModels"]),

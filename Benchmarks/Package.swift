@@ -15,10 +15,13 @@ let package = Package(
     targets: [
         // Plain Swift classes and key-path tables: the baselines the library is measured against.
         .target(name: "PlainModels"),
+        // The system SQLite, for the raw C-API baselines of SQLiteBenchmarks.
+        .systemLibrary(name: "CBenchmarkSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
                 "PlainModels",
+                "CBenchmarkSQLite",
                 .product(name: "SampleModels", package: "ModelObjects"),
                 .product(name: "ModelObjects", package: "ModelObjects"),
                 .product(name: "ManagedObjects", package: "ModelObjects"),

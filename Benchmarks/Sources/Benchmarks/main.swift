@@ -72,4 +72,7 @@ if !profiling && (filters.isEmpty || filters.contains { "archiving".localizedCas
 if !profiling && (filters.isEmpty || filters.contains { "managed".localizedCaseInsensitiveContains($0) }) {
     ManagedObjectBenchmarks.report()
 }
+if !profiling && (filters.isEmpty || filters.contains { "sqlite".localizedCaseInsensitiveContains($0) }) {
+    SQLiteBenchmarks.report()
+}
 print(String(format: "Total time: %.1f s", Double(now() - started) / 1e9))

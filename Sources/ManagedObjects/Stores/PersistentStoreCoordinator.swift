@@ -43,11 +43,12 @@ public final class PersistentStoreCoordinator: Sendable {
     ///
     /// - Parameters:
     ///   - type: The kind of store.
-    ///   - url: The store's file, for kinds that have one.
+    ///   - url: The store's file, for kinds that have one (``PersistentStoreType/sqlite``).
     /// - Returns: The store.
     /// - Throws: ``PersistenceError/Code/invalidStore`` for a kind this build cannot open, a
-    ///   missing URL or an unreadable file; ``PersistenceError/Code/incompatibleModel`` for a file
-    ///   written with another model.
+    ///   file store (``PersistentStoreType/sqlite``, ``PersistentStoreType/binary``) without a
+    ///   file URL, or a file that is not a store; ``PersistenceError/Code/incompatibleModel`` for a
+    ///   store written with another model.
     ///
     /// Corresponds to `-[NSPersistentStoreCoordinator addPersistentStoreWithType:configuration:URL:options:error:]`.
     @discardableResult
@@ -62,6 +63,13 @@ public final class PersistentStoreCoordinator: Sendable {
                 throw PersistenceError(.invalidStore, message: "a binary store needs a file URL")
             }
             let store = try BinaryStore(url: url, model: managedObjectModel)
+            addPersistentStore(store)
+            return store
+        case .sqlite:
+            guard let url else {
+                throw PersistenceError(.invalidStore, message: "a SQLite store needs the URL of its file")
+            }
+            let store = try SQLiteStore(url: url, model: managedObjectModel)
             addPersistentStore(store)
             return store
         default:

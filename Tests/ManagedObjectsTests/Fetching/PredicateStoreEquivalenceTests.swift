@@ -50,13 +50,13 @@ import Testing
         try context.save()
     }
 
-    @Test(arguments: [PersistentStoreType.inMemory, .binary])
+    @Test(arguments: [PersistentStoreType.inMemory, .binary, .sqlite])
     func storeFetchesMatchInMemoryEvaluation(type: PersistentStoreType) throws {
         #expect(Self.predicates.count >= 40)
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("equivalence-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: url) }
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
-        try coordinator.addPersistentStore(type: type, at: type == .binary ? url : nil)
+        try coordinator.addPersistentStore(type: type, at: type == .inMemory ? nil : url)
         let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
         try populate(writer)
         let all = try writer.fetch(FetchRequest<TestEmployee>(entityName: "Employee"))

@@ -91,13 +91,13 @@ import Testing
         #expect(coordinator.persistentStores.isEmpty)
     }
 
-    @Test(arguments: [PersistentStoreType.inMemory, .binary])
+    @Test(arguments: [PersistentStoreType.inMemory, .binary, .sqlite])
     func storesBehaveTheSame(type: PersistentStoreType) throws {
         let url = temporaryURL()
         defer { try? FileManager.default.removeItem(at: url) }
         let model = try makeTestModel(employeesRule: .cascade)
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(type: type, at: type == .binary ? url : nil)
+        try coordinator.addPersistentStore(type: type, at: type == .inMemory ? nil : url)
         let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
         let research = TestDepartment(context: context)
         research.name = "Research"

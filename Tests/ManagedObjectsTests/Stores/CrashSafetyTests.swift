@@ -36,7 +36,7 @@ import Testing
         return numbers.last ?? 0
     }
 
-    @Test(arguments: [PersistentStoreType.binary])
+    @Test(arguments: [PersistentStoreType.binary, .sqlite])
     func killedSaveLoopsLoseNothingAndLeaveNoHalfSave(type: PersistentStoreType) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crash-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -126,19 +126,22 @@ func makeTestModel(
     }
 }
 
-/// A coordinator with an in-memory store over the test model, and a context on it.
+/// A coordinator with a store over the test model (in memory, or SQLite in a temporary
+/// directory while ``TestStore/kind`` says so), and a context on it.
 struct ManagedTestStack {
     let model: ManagedObjectModel
     let coordinator: PersistentStoreCoordinator
     let context: ManagedObjectContext
     let center: NotificationCenter
+    /// The SQLite store's directory, removed when the last copy of the stack goes.
+    let directory: TemporaryDirectory?
 
     init(
         employeesRule: DeleteRule = .nullify, departmentRule: DeleteRule = .nullify, undo: Bool = false
     ) throws {
         model = try makeTestModel(employeesRule: employeesRule, departmentRule: departmentRule)
         coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(type: .inMemory)
+        directory = try TestStore.add(to: coordinator)
         center = NotificationCenter()
         context = ManagedObjectContext(coordinator: coordinator, notificationCenter: center)
         if undo { context.undoManager = ModelUndoManager(notificationCenter: center) }

@@ -1,0 +1,260 @@
+import CBenchmarkSQLite
+import Foundation
+import ManagedObjects
+import ModelObjects
+import SampleModels
+
+/// The SQLite store against raw SQLite through the C API (prepared statements, one
+/// transaction) on the same rows: inserting and saving 100,000 employees through a context,
+/// the store's own part of that save, and fetching 100,000 records with a predicate.
+enum SQLiteBenchmarks {
+    static let count = 100_000
+
+    /// Times whole operations (best of `runs`) and prints a table with the ratios.
+    static func report(runs: Int = 3) {
+        // SQLITE_BENCHMARK=context|apply|fetch runs one part (for profiling).
+        let only = ProcessInfo.processInfo.environment["SQLITE_BENCHMARK"]
+        func wanted(_ part: String) -> Bool { only == nil || only == part }
+        guard let model = try? SampleModel.makeModel() else {
+            print("model failed")
+            return
+        }
+        let startDate = Date(timeIntervalSinceReferenceDate: 700_000_000.25)
+
+        // 1. Insert and save 100,000 employees in 10 departments through a context.
+        func contextInsert(sqlite: Bool) -> Double {
+            best(runs) { directory in
+                let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+                do {
+                    if sqlite {
+                        try coordinator.addPersistentStore(type: .sqlite, at: directory.appendingPathComponent("Store.sqlite"))
+                    } else {
+                        try coordinator.addPersistentStore(type: .inMemory)
+                    }
+                } catch {
+                    print("store failed: \(error)")
+                    return nil
+                }
+                let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                let start = now()
+                let departments = (0..<10).map { index -> ManagedDepartment in
+                    let department = ManagedDepartment(context: context)
+                    department.name = "Department \(index)"
+                    return department
+                }
+                for index in 0..<count {
+                    let employee = ManagedEmployee(context: context)
+                    employee.firstName = "First\(index)"
+                    employee.lastName = "Last\(index)"
+                    employee.employeeID = Int64(index)
+                    employee.salary = Double(40_000 + index % 997)
+                    employee.department = departments[index % 10]
+                }
+                do { try context.save() } catch { print("save failed: \(error)") }
+                return Double(now() - start)
+            }
+        }
+        let contextSQLite = wanted("context") ? contextInsert(sqlite: true) : .nan
+        let contextMemory = wanted("context") ? contextInsert(sqlite: false) : .nan
+
+        // 2. The store's part: newPrimaryKeys and apply of 100,000 prepared records.
+        let storeApply = !wanted("apply") && !wanted("context") ? Double.nan : best(runs) { directory in
+            let url = directory.appendingPathComponent("Store.sqlite")
+            guard let store = try? SQLiteStore(url: url, model: model),
+                  let changes = makeChanges(store: store, model: model, startDate: startDate)
+            else { return nil }
+            let start = now()
+            do {
+                _ = try store.newPrimaryKeys(for: changes.employee, count: count)
+                try store.apply(changes.changes)
+            } catch {
+                print("apply failed: \(error)")
+            }
+            return Double(now() - start)
+        }
+        let raw = best(runs) { directory in rawInsert(path: directory.appendingPathComponent("raw.sqlite").path, startDate: startDate) }
+
+        // 3. Fetch 100,000 employees with a predicate and read one attribute of each.
+        var fetch = Double.nan, rawFetch = Double.nan, rawFetchRows = Double.nan, fetchApplied = false
+        if wanted("fetch"), let directory = try? makeDirectory() {
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let url = directory.appendingPathComponent("Store.sqlite")
+            if let store = try? SQLiteStore(url: url, model: model),
+               let changes = makeChanges(store: store, model: model, startDate: startDate),
+               (try? store.newPrimaryKeys(for: changes.employee, count: count)) != nil,
+               (try? store.apply(changes.changes)) != nil,
+               let predicate = try? KeyValuePredicate(format: "salary >= 40000"),
+               let salary = changes.employee.properties.firstIndex(where: { $0.name == "salary" }) {
+                let request = StoreFetchRequest(entity: changes.employee, predicate: predicate)
+                fetch = best(runs) { _ in
+                    let start = now()
+                    var total = 0.0
+                    do {
+                        let result = try store.fetch(request)
+                        fetchApplied = result.appliedPredicate
+                        for record in result.records { if case .double(let value) = record.values[salary] { total += value } }
+                    } catch {
+                        print("fetch failed: \(error)")
+                    }
+                    blackHole(total)
+                    return Double(now() - start)
+                }
+                rawFetch = best(runs) { _ in rawSelect(path: url.path, wholeRows: false) }
+                rawFetchRows = best(runs) { _ in rawSelect(path: url.path, wholeRows: true) }
+            }
+        }
+
+        print("## SQLite store")
+        print()
+        print("| Operation | Library (best of \(runs)) | Per object | Raw SQLite C API | Ratio |")
+        print("|:--|--:|--:|--:|--:|")
+        func row(_ name: String, _ library: Double, _ baseline: Double) {
+            print("| \(name) | \(formatDuration(library)) | \(formatDuration(library / Double(count))) | \(formatDuration(baseline)) | \(String(format: "%.1fx", library / baseline)) |")
+        }
+        row("insert and save 100,000 employees through a context (SQLite store)", contextSQLite, raw)
+        row("the same through a context on the in-memory store (context cost alone)", contextMemory, raw)
+        row("the store's part: reserve keys and apply 100,000 inserted records", storeApply, raw)
+        row("fetch 100,000 with `salary >= 40000` and read `salary`" + (fetchApplied ? " (predicate in SQL)" : " (predicate not translated)"), fetch, rawFetch)
+        row("the same fetch against raw SQL reading every column of each row into Swift values", fetch, rawFetchRows)
+        print()
+    }
+
+    /// The best of `runs` timings, each with a fresh temporary directory; nil timings are skipped.
+    private static func best(_ runs: Int, _ body: (URL) -> Double?) -> Double {
+        var times: [Double] = []
+        for _ in 0..<runs {
+            guard let directory = try? makeDirectory() else { continue }
+            if let time = body(directory) { times.append(time) }
+            try? FileManager.default.removeItem(at: directory)
+        }
+        return times.min() ?? .nan
+    }
+
+    private static func makeDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("SQLiteBenchmarks-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// 100,000 inserted employee records (and 10 departments), as a context's save makes them.
+    private static func makeChanges(
+        store: SQLiteStore, model: ManagedObjectModel, startDate: Date
+    ) -> (changes: SaveChanges, employee: EntityDescription)? {
+        guard let employee = model.entity(named: "Employee"), let department = model.entity(named: "Department") else { return nil }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        coordinator.addPersistentStore(store)
+        func id(_ entity: String, _ key: Int) -> ManagedObjectID? {
+            coordinator.managedObjectID(forURIRepresentation: URL(string: "x-coredata://\(store.identifier)/\(entity)/p\(key)")!)
+        }
+        var changes = SaveChanges()
+        let departmentIDs = (1...10).compactMap { id("Department", $0) }
+        for (index, departmentID) in departmentIDs.enumerated() {
+            var values = [StoreValue](repeating: .null, count: department.properties.count)
+            values[0] = .string("Department \(index)")
+            values[1] = .decimal(0)
+            changes.inserted.append(StoreRecord(objectID: departmentID, version: 1, values: values))
+        }
+        // Values are indexed like the entity's properties.
+        func position(_ name: String) -> Int? { employee.properties.firstIndex { $0.name == name } }
+        guard let first = position("firstName"), let last = position("lastName"),
+              let number = position("employeeID"), let salary = position("salary"),
+              let license = position("hasDriversLicense"), let start = position("startDate"),
+              let departmentIndex = position("department"), let reports = position("directReports")
+        else { return nil }
+        for index in 0..<count {
+            guard let objectID = id("Employee", index + 1) else { return nil }
+            var values = [StoreValue](repeating: .null, count: employee.properties.count)
+            values[first] = .string("First\(index)")
+            values[last] = .string("Last\(index)")
+            values[number] = .integer(Int64(index))
+            values[salary] = .double(Double(40_000 + index % 997))
+            values[license] = .boolean(false)
+            values[start] = .date(startDate)
+            values[departmentIndex] = .toOne(departmentIDs[index % 10])
+            values[reports] = .toMany([])
+            changes.inserted.append(StoreRecord(objectID: objectID, version: 1, values: values))
+        }
+        return (changes, employee)
+    }
+
+    /// Raw SQLite: the store's schema for employees (same indexes), then 100,000 rows with the
+    /// same values in one transaction through one prepared statement. Times the transaction.
+    private static func rawInsert(path: String, startDate: Date) -> Double? {
+        var database: OpaquePointer?
+        guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let database else {
+            return nil
+        }
+        defer { sqlite3_close_v2(database) }
+        let setup = """
+            PRAGMA journal_mode = WAL;
+            CREATE TABLE ZEMPLOYEE (Z_PK INTEGER PRIMARY KEY, Z_ENT TEXT NOT NULL, Z_OPT INTEGER NOT NULL, ZFIRSTNAME TEXT,
+              ZLASTNAME TEXT, ZEMPLOYEEID INTEGER, ZSALARY REAL, ZAGE INTEGER, ZHASDRIVERSLICENSE INTEGER, ZSTARTDATE REAL,
+              ZDEPARTMENT INTEGER, ZMANAGER INTEGER, Z_FOK_MANAGER INTEGER);
+            CREATE INDEX ZEMPLOYEE_Z_ENT ON ZEMPLOYEE (Z_ENT);
+            CREATE INDEX ZEMPLOYEE_ZDEPARTMENT ON ZEMPLOYEE (ZDEPARTMENT);
+            CREATE INDEX ZEMPLOYEE_ZMANAGER ON ZEMPLOYEE (ZMANAGER);
+            """
+        guard sqlite3_exec(database, setup, nil, nil, nil) == SQLITE_OK else { return nil }
+        let rows = (0..<count).map { ("First\($0)", "Last\($0)") }
+        let start = now()
+        sqlite3_exec(database, "BEGIN IMMEDIATE", nil, nil, nil)
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(
+            database,
+            "INSERT INTO ZEMPLOYEE (Z_PK, Z_ENT, Z_OPT, ZFIRSTNAME, ZLASTNAME, ZEMPLOYEEID, ZSALARY, ZAGE, ZHASDRIVERSLICENSE, "
+                + "ZSTARTDATE, ZDEPARTMENT, ZMANAGER) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &statement, nil)
+        for (index, (first, last)) in rows.enumerated() {
+            sqlite3_bind_int64(statement, 1, Int64(index + 1))
+            sqlite3_bind_text(statement, 2, "Employee", -1, cbenchmarksqlite_transient())
+            sqlite3_bind_int64(statement, 3, 1)
+            sqlite3_bind_text(statement, 4, first, -1, cbenchmarksqlite_transient())
+            sqlite3_bind_text(statement, 5, last, -1, cbenchmarksqlite_transient())
+            sqlite3_bind_int64(statement, 6, Int64(index))
+            sqlite3_bind_double(statement, 7, Double(40_000 + index % 997))
+            sqlite3_bind_null(statement, 8)
+            sqlite3_bind_int64(statement, 9, 0)
+            sqlite3_bind_double(statement, 10, startDate.timeIntervalSinceReferenceDate)
+            sqlite3_bind_int64(statement, 11, Int64(index % 10 + 1))
+            sqlite3_bind_null(statement, 12)
+            if sqlite3_step(statement) != SQLITE_DONE { print("raw insert failed") }
+            sqlite3_reset(statement)
+        }
+        sqlite3_finalize(statement)
+        sqlite3_exec(database, "COMMIT", nil, nil, nil)
+        return Double(now() - start)
+    }
+
+    /// Raw SQLite: the salaries of employees with `ZSALARY >= 40000`, read one by one; with
+    /// `wholeRows`, every column of each row is read too (strings made), as a store must.
+    private static func rawSelect(path: String, wholeRows: Bool) -> Double? {
+        var database: OpaquePointer?
+        guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let database else { return nil }
+        defer { sqlite3_close_v2(database) }
+        let start = now()
+        var statement: OpaquePointer?
+        let sql = wholeRows
+            ? "SELECT ZSALARY, Z_PK, Z_ENT, Z_OPT, ZFIRSTNAME, ZLASTNAME, ZEMPLOYEEID, ZAGE, ZHASDRIVERSLICENSE, ZSTARTDATE, "
+                + "ZDEPARTMENT, ZMANAGER FROM ZEMPLOYEE WHERE ZSALARY >= ?"
+            : "SELECT ZSALARY FROM ZEMPLOYEE WHERE ZSALARY >= ?"
+        sqlite3_prepare_v2(database, sql, -1, &statement, nil)
+        sqlite3_bind_double(statement, 1, 40_000)
+        var total = 0.0, rows = 0
+        func text(_ column: Int32) -> String {
+            guard let bytes = sqlite3_column_text(statement, column) else { return "" }
+            return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self)
+        }
+        while sqlite3_step(statement) == SQLITE_ROW {
+            total += sqlite3_column_double(statement, 0)
+            if wholeRows {
+                blackHole((sqlite3_column_int64(statement, 1), text(2), sqlite3_column_int64(statement, 3), text(4), text(5)))
+                blackHole((sqlite3_column_int64(statement, 6), sqlite3_column_type(statement, 7), sqlite3_column_int64(statement, 8)))
+                blackHole((sqlite3_column_double(statement, 9), sqlite3_column_int64(statement, 10), sqlite3_column_type(statement, 11)))
+            }
+            rows += 1
+        }
+        sqlite3_finalize(statement)
+        blackHole(total)
+        if rows != count { print("raw select read \(rows) rows") }
+        return Double(now() - start)
+    }
+}

@@ -1,0 +1,41 @@
+internal import CSQLite
+import Foundation
+
+/// A failed SQLite call: the extended result code, SQLite's message and the SQL that failed.
+///
+/// It stays inside the store: ``SQLiteStore`` turns it into a ``PersistenceError`` with
+/// ``persistenceError(_:)`` before anything reaches a caller.
+struct SQLiteError: Error, CustomStringConvertible {
+    /// The extended result code (`SQLITE_CONSTRAINT_UNIQUE`, `SQLITE_NOTADB`, …).
+    var resultCode: Int32
+    /// SQLite's message, or the library's own for failures found in Swift.
+    var message: String
+    /// The statement that failed, when there is one.
+    var sql: String?
+
+    /// The primary result code (the low byte of the extended one).
+    var primaryCode: Int32 { resultCode & 0xFF }
+
+    /// Whether the file is not a database or is damaged.
+    var isInvalidFile: Bool { primaryCode == SQLITE_NOTADB || primaryCode == SQLITE_CORRUPT }
+
+    var description: String {
+        "SQLite error \(resultCode): \(message)" + (sql.map { " [SQL: \($0)]" } ?? "")
+    }
+
+    /// The error as the store reports it: ``PersistenceError/Code/invalidStore`` for a file that
+    /// is not a database or is corrupt, `code` otherwise, with the SQL attached.
+    func persistenceError(_ code: PersistenceError.Code) -> PersistenceError {
+        PersistenceError(
+            isInvalidFile ? .invalidStore : code, message: "SQLite error \(resultCode): \(message)", sql: sql)
+    }
+}
+
+/// Runs `body`, turning a ``SQLiteError`` it throws into a ``PersistenceError`` with `code`.
+func mappingSQLiteErrors<Result>(_ code: PersistenceError.Code, _ body: () throws -> Result) throws -> Result {
+    do {
+        return try body()
+    } catch let error as SQLiteError {
+        throw error.persistenceError(code)
+    }
+}

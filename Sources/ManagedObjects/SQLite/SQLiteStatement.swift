@@ -1,0 +1,204 @@
+internal import CSQLite
+import Foundation
+
+/// Counts and optionally records the statements a connection runs, for tests that pin the SQL
+/// a store generates and check there is no N+1.
+final class SQLiteTrace {
+    /// Statements run since the connection opened (each execution counts once, however many
+    /// rows it returns).
+    var count = 0
+    /// The SQL of each execution, in order, while non-nil.
+    var log: [String]?
+
+    func record(_ sql: String) {
+        count += 1
+        log?.append(sql)
+    }
+}
+
+/// A prepared statement: owns its `sqlite3_stmt` and finalizes it in `deinit`.
+///
+/// Not thread-safe: it is used under the lock of the store that owns its connection.
+final class SQLiteStatement {
+    /// The statement's SQL, attached to every error it reports.
+    let sql: String
+    private let handle: OpaquePointer
+    private let database: OpaquePointer
+    private let trace: SQLiteTrace
+    /// Whether the statement has been stepped since it was prepared or reset.
+    private var isRunning = false
+
+    /// Compiles `sql` on `database`.
+    ///
+    /// - Throws: ``SQLiteError`` with the SQL when it does not compile.
+    init(database: OpaquePointer, sql: String, trace: SQLiteTrace) throws {
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(database, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            sqlite3_finalize(statement)
+            throw SQLiteError(resultCode: code, message: String(cString: sqlite3_errmsg(database)), sql: sql)
+        }
+        self.sql = sql
+        self.handle = statement
+        self.database = database
+        self.trace = trace
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    private func check(_ code: Int32) throws {
+        guard code == SQLITE_OK else { throw error(code) }
+    }
+
+    private func error(_ code: Int32) -> SQLiteError {
+        SQLiteError(resultCode: code, message: String(cString: sqlite3_errmsg(database)), sql: sql)
+    }
+
+    // MARK: - Binding (parameters are numbered from 1)
+
+    /// Binds a value to the parameter at `index` (from 1).
+    func bind(_ value: SQLiteValue, at index: Int32) throws {
+        switch value {
+        case .null: try check(sqlite3_bind_null(handle, index))
+        case .integer(let value): try check(sqlite3_bind_int64(handle, index, value))
+        case .real(let value): try check(sqlite3_bind_double(handle, index, value))
+        case .text(let value): try bind(value, at: index)
+        case .blob(let value): try bind(value, at: index)
+        }
+    }
+
+    /// Binds an integer.
+    func bind(_ value: Int64, at index: Int32) throws {
+        try check(sqlite3_bind_int64(handle, index, value))
+    }
+
+    /// Fails for values longer than SQLite's `Int32` lengths can say, instead of trapping.
+    private func checkLength(_ count: Int) throws {
+        guard count <= Int(Int32.max) else {
+            throw SQLiteError(resultCode: SQLITE_TOOBIG, message: "a value of \(count) bytes is too big for SQLite", sql: sql)
+        }
+    }
+
+    /// Binds a string, copied by SQLite.
+    func bind(_ value: String, at index: Int32) throws {
+        try checkLength(value.utf8.count)
+        var value = value
+        let code = value.withUTF8 { bytes in
+            // An empty buffer may have no base address; SQLite then binds NULL, so give it "".
+            guard let base = bytes.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, csqlite_transient()) }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text(handle, index, $0, Int32(bytes.count), csqlite_transient())
+            }
+        }
+        try check(code)
+    }
+
+    /// Binds bytes, copied by SQLite; empty data binds an empty blob, not NULL.
+    func bind(_ value: Data, at index: Int32) throws {
+        if value.isEmpty {
+            try check(sqlite3_bind_zeroblob(handle, index, 0))
+            return
+        }
+        try checkLength(value.count)
+        let code = value.withUnsafeBytes { bytes in
+            sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), csqlite_transient())
+        }
+        try check(code)
+    }
+
+    /// Binds `values` to parameters 1, 2, …
+    func bind(_ values: [SQLiteValue]) throws {
+        for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
+    }
+
+    // MARK: - Running
+
+    /// Runs the statement to its next row.
+    ///
+    /// - Returns: true when a row is available to the column readers, false when done.
+    /// - Throws: ``SQLiteError`` with the SQL.
+    func step() throws -> Bool {
+        if !isRunning {
+            isRunning = true
+            trace.record(sql)
+        }
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let code:
+            // The statement must be reset before it can run again; the reset repeats the code.
+            sqlite3_reset(handle)
+            isRunning = false
+            throw error(code)
+        }
+    }
+
+    /// Makes the statement ready to run again and clears its bindings.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        isRunning = false
+    }
+
+    /// Resets, binds `values` and runs the statement to completion, ignoring rows.
+    func execute(_ values: [SQLiteValue] = []) throws {
+        reset()
+        try bind(values)
+        while try step() {}
+        reset()
+    }
+
+    /// Resets, binds `values`, and calls `row` for each row.
+    func forEachRow(_ values: [SQLiteValue] = [], _ row: (SQLiteStatement) throws -> Void) throws {
+        reset()
+        defer { reset() }
+        try bind(values)
+        while try step() { try row(self) }
+    }
+
+    // MARK: - Reading columns of the current row (numbered from 0)
+
+    /// The number of result columns.
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    /// Whether the column holds NULL.
+    func isNull(at index: Int32) -> Bool {
+        sqlite3_column_type(handle, index) == SQLITE_NULL
+    }
+
+    /// The column as an integer (SQLite converts other types).
+    func int64(at index: Int32) -> Int64 {
+        sqlite3_column_int64(handle, index)
+    }
+
+    /// The column as a floating-point number (SQLite converts other types).
+    func double(at index: Int32) -> Double {
+        sqlite3_column_double(handle, index)
+    }
+
+    /// The column as text; invalid UTF-8 is repaired, never trapped on.
+    func text(at index: Int32) -> String {
+        guard let bytes = sqlite3_column_text(handle, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    /// The column as bytes.
+    func data(at index: Int32) -> Data {
+        guard let bytes = sqlite3_column_blob(handle, index) else { return Data() }
+        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, index)))
+    }
+
+    /// The column as it is stored.
+    func value(at index: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: .integer(int64(at: index))
+        case SQLITE_FLOAT: .real(double(at: index))
+        case SQLITE_TEXT: .text(text(at: index))
+        case SQLITE_BLOB: .blob(data(at: index))
+        default: .null
+        }
+    }
+}

@@ -1,0 +1,10 @@
+import Foundation
+
+/// A value as SQLite stores it: what crosses the C boundary in both directions.
+enum SQLiteValue: Hashable, Sendable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob(Data)
+}

@@ -1,0 +1,319 @@
+import Foundation
+
+/// How a model maps onto SQLite tables: one table per inheritance hierarchy, a column per
+/// attribute and to-one relationship of the whole hierarchy, order columns and join tables.
+///
+/// The mapping is computed from the model alone, the same way on every open, so the store
+/// keeps no description of it; the metadata table's version hashes say whether a file was
+/// written with the same model.
+///
+/// - A table per root entity, `Z<NAME>`: `Z_PK INTEGER PRIMARY KEY`, `Z_ENT` (the concrete
+///   entity's name), `Z_OPT` (the record version), then a column per persistent attribute and
+///   to-one relationship of every entity of the hierarchy (`Z<PROPERTY>`).
+/// - A to-one relationship is its target's `Z_PK`, plus `Z<NAME>_ENT` (the target entity's
+///   name) when the destination entity has subentities.
+/// - A to-many relationship whose inverse is to-one is read from the inverse's column; when
+///   it is ordered, the destination table holds each row's position, `Z_FOK_<INVERSE>`.
+/// - Other to-many relationships (many-to-many, or without inverse) live in a join table
+///   `Z_<ENTITY>_<RELATIONSHIP>` with `Z_1` (the owner), `Z_2` (the related row), and
+///   `Z_1_ORDER`/`Z_2_ORDER` for the ordered sides. One table serves both sides of a pair.
+struct SQLiteSchema: Sendable {
+    /// The table of one inheritance hierarchy.
+    struct Table: Sendable {
+        /// The quoted table name.
+        var name: String
+        /// The root entity's name (the key of its `Z_PRIMARYKEY` row).
+        var rootEntityName: String
+        /// Column definitions after `Z_PK`, `Z_ENT`, `Z_OPT`: `("ZNAME", "TEXT")`.
+        var columns: [(name: String, type: String)] = []
+        /// Columns to index (foreign keys).
+        var indexedColumns: [String] = []
+        /// Every column name in the table, uppercased, to keep names unique.
+        var usedNames: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
+
+        mutating func addColumn(_ base: String, type: String, indexed: Bool = false) -> String {
+            var name = base
+            var suffix = 1
+            while usedNames.contains(name.uppercased()) {
+                name = "\(base)_\(suffix)"
+                suffix += 1
+            }
+            usedNames.insert(name.uppercased())
+            columns.append((quoted(name), type))
+            if indexed { indexedColumns.append(quoted(name)) }
+            return quoted(name)
+        }
+    }
+
+    /// A join table for a to-many relationship that is not read through an inverse column.
+    struct JoinTable: Sendable {
+        /// The quoted table name.
+        var name: String
+        /// The table of the rows in `Z_1` and of those in `Z_2`.
+        var firstTable: String, secondTable: String
+        /// Whether `Z_1_ORDER` / `Z_2_ORDER` exist.
+        var firstOrdered: Bool, secondOrdered: Bool
+    }
+
+    /// Where one property's value lives.
+    enum Storage: Sendable {
+        /// Transient, or of a type the store does not keep.
+        case none
+        /// A column of the entity's table.
+        case attribute(column: String, type: AttributeType)
+        /// A foreign key, with the target's entity column when the destination has
+        /// subentities (otherwise the target is always `destination`).
+        case toOne(column: String, entityColumn: String?, destination: String)
+        /// Rows of `table` whose `foreignKey` is the record's key, ordered by `orderColumn`.
+        case toManyByInverse(table: String, foreignKey: String, orderColumn: String?)
+        /// Rows of a join table; the record is in `ownColumn`, the related rows in
+        /// `otherColumn` (in `otherTable`), its order in `orderColumn`.
+        case toManyByJoin(join: String, ownColumn: String, otherColumn: String, orderColumn: String?, otherTable: String)
+    }
+
+    /// How one property is read from a row (positions in the table's SELECT list).
+    enum Read: Sendable {
+        case attribute(index: Int, position: Int32, type: AttributeType)
+        case toOne(index: Int, position: Int32, entityPosition: Int32?, destination: EntityDescription)
+        case toMany(index: Int)
+    }
+
+    /// One entity's place in the schema.
+    struct EntityMapping: Sendable {
+        /// The quoted name of the hierarchy's table.
+        var table: String
+        /// The root entity's name.
+        var rootEntityName: String
+        /// The entity's name and those of every entity inheriting from it, for
+        /// `includesSubentities`.
+        var kindNames: [String]
+        /// Whether the table holds only this entity and its subentities (it is the root).
+        var isRoot: Bool
+        /// Where each property lives, indexed like the entity's properties.
+        var storage: [Storage]
+        /// The columns written by INSERT/UPDATE of a record of this entity, with the property
+        /// index and whether the column is a to-one's entity column.
+        var writtenColumns: [(column: String, index: Int, isEntityColumn: Bool)]
+        /// Whether saving a record writes more than its row: join-table rows or positions
+        /// of ordered one-to-many relationships.
+        var writesRelationships: Bool
+        /// How to read each property from a row of the table's SELECT list, positions resolved.
+        var reads: [Read] = []
+        /// `INSERT INTO table (Z_PK, Z_ENT, Z_OPT, written columns…) VALUES (?, …)`.
+        var insertSQL: String
+        /// `UPDATE table SET Z_OPT = ?, written columns… = ? WHERE Z_PK = ?`.
+        var updateSQL: String
+    }
+
+    var tables: [Table] = []
+    var joinTables: [JoinTable] = []
+    var entities: [String: EntityMapping] = [:]
+    /// For each table: the column list every SELECT of its rows uses (`Z_PK`, `Z_ENT`,
+    /// `Z_OPT`, then the columns) and each column's position in it.
+    var selectLists: [String: (sql: String, positions: [String: Int32])] = [:]
+
+    /// Maps `model`.
+    init(model: ManagedObjectModel) {
+        var usedTableNames: Set<String> = ["Z_METADATA", "Z_PRIMARYKEY"]
+        func tableName(_ base: String) -> String {
+            var name = base
+            var suffix = 1
+            while usedTableNames.contains(name.uppercased()) {
+                name = "\(base)_\(suffix)"
+                suffix += 1
+            }
+            usedTableNames.insert(name.uppercased())
+            return quoted(name)
+        }
+        func root(of entity: EntityDescription) -> EntityDescription {
+            var root = entity
+            while let parent = root.superentity { root = parent }
+            return root
+        }
+
+        // Tables, and the hierarchy of each entity.
+        var tableIndex: [String: Int] = [:]  // root entity name -> index in tables
+        for entity in model.entities where entity.superentity == nil {
+            tableIndex[entity.name] = tables.count
+            tables.append(Table(name: tableName("Z" + entity.name.uppercased()), rootEntityName: entity.name))
+        }
+        func kinds(of entity: EntityDescription) -> [String] {
+            [entity.name] + entity.subentities.flatMap(kinds(of:))
+        }
+
+        // Columns of attributes and to-one relationships, in model order of the declaring
+        // entities, so that names are the same on every open.
+        var columnOf: [ObjectIdentifier: String] = [:]
+        var entityColumnOf: [ObjectIdentifier: String] = [:]
+        for entity in model.entities {
+            guard let index = tableIndex[root(of: entity).name] else { continue }
+            for property in entity.ownProperties where !property.isTransient {
+                let base = "Z" + property.name.uppercased()
+                if let attribute = property as? AttributeDescription {
+                    guard let type = Self.columnType(attribute.attributeType) else { continue }
+                    columnOf[ObjectIdentifier(property)] = tables[index].addColumn(base, type: type)
+                } else if let relationship = property as? RelationshipDescription, !relationship.isToMany {
+                    columnOf[ObjectIdentifier(property)] = tables[index].addColumn(base, type: "INTEGER", indexed: true)
+                    if let destination = relationship.destinationEntity, !destination.subentityNames.isEmpty {
+                        entityColumnOf[ObjectIdentifier(property)] = tables[index].addColumn(base + "_ENT", type: "TEXT")
+                    }
+                }
+            }
+        }
+
+        // To-many relationships: an order column in the destination's table, or a join table.
+        var toMany: [ObjectIdentifier: Storage] = [:]
+        for entity in model.entities {
+            for case let relationship as RelationshipDescription in entity.ownProperties
+            where relationship.isToMany && !relationship.isTransient {
+                guard let destination = relationship.destinationEntity,
+                      let destinationIndex = tableIndex[root(of: destination).name],
+                      let ownIndex = tableIndex[root(of: entity).name]
+                else { continue }
+                let inverse = relationship.inverseRelationship
+                if let inverse, !inverse.isToMany, let foreignKey = columnOf[ObjectIdentifier(inverse)] {
+                    var order: String?
+                    if relationship.isOrdered {
+                        order = tables[destinationIndex].addColumn("Z_FOK_" + inverse.name.uppercased(), type: "INTEGER")
+                    }
+                    toMany[ObjectIdentifier(relationship)] = .toManyByInverse(
+                        table: tables[destinationIndex].name, foreignKey: foreignKey, orderColumn: order)
+                    continue
+                }
+                if let inverse, inverse !== relationship, let existing = toMany[ObjectIdentifier(inverse)],
+                   case .toManyByJoin(let join, let own, let other, _, _) = existing {
+                    // The second side of a pair: the same table, the columns swapped.
+                    let order = relationship.isOrdered ? unquoted(other) + "_ORDER" : nil
+                    if relationship.isOrdered, let position = joinTables.firstIndex(where: { $0.name == join }) {
+                        joinTables[position].secondOrdered = true
+                    }
+                    toMany[ObjectIdentifier(relationship)] = .toManyByJoin(
+                        join: join, ownColumn: other, otherColumn: own, orderColumn: order.map(quoted),
+                        otherTable: tables[destinationIndex].name)
+                    continue
+                }
+                let join = tableName("Z_" + entity.name.uppercased() + "_" + relationship.name.uppercased())
+                joinTables.append(JoinTable(
+                    name: join, firstTable: tables[ownIndex].name, secondTable: tables[destinationIndex].name,
+                    firstOrdered: relationship.isOrdered, secondOrdered: false))
+                toMany[ObjectIdentifier(relationship)] = .toManyByJoin(
+                    join: join, ownColumn: quoted("Z_1"), otherColumn: quoted("Z_2"),
+                    orderColumn: relationship.isOrdered ? quoted("Z_1_ORDER") : nil, otherTable: tables[destinationIndex].name)
+            }
+        }
+
+        // Per-entity mappings.
+        for entity in model.entities {
+            let rootEntity = root(of: entity)
+            guard let index = tableIndex[rootEntity.name] else { continue }
+            var storage = [Storage](repeating: .none, count: entity.properties.count)
+            var written: [(String, Int, Bool)] = []
+            for property in entity.properties {
+                let id = ObjectIdentifier(property)
+                if let attribute = property as? AttributeDescription, let column = columnOf[id] {
+                    storage[property.index] = .attribute(column: column, type: attribute.attributeType)
+                    written.append((column, property.index, false))
+                } else if let relationship = property as? RelationshipDescription {
+                    if let column = columnOf[id] {
+                        let entityColumn = entityColumnOf[id]
+                        storage[property.index] = .toOne(
+                            column: column, entityColumn: entityColumn, destination: relationship.destinationEntityName)
+                        written.append((column, property.index, false))
+                        if let entityColumn { written.append((entityColumn, property.index, true)) }
+                    } else if let many = toMany[id] {
+                        storage[property.index] = many
+                    }
+                }
+            }
+            let table = tables[index].name
+            let names = ["\"Z_PK\"", "\"Z_ENT\"", "\"Z_OPT\""] + written.map(\.0)
+            let insertSQL = "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES ("
+                + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
+            let assignments = ["\"Z_OPT\" = ?"] + written.map { "\($0.0) = ?" }
+            let updateSQL = "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \"Z_PK\" = ?"
+            let writesRelationships = storage.contains { storage in
+                switch storage {
+                case .toManyByJoin, .toManyByInverse(_, _, _?): true
+                default: false
+                }
+            }
+            entities[entity.name] = EntityMapping(
+                table: table, rootEntityName: rootEntity.name, kindNames: kinds(of: entity),
+                isRoot: entity.superentity == nil, storage: storage, writtenColumns: written,
+                writesRelationships: writesRelationships, insertSQL: insertSQL, updateSQL: updateSQL)
+        }
+        for table in tables {
+            let names = ["\"Z_PK\"", "\"Z_ENT\"", "\"Z_OPT\""] + table.columns.map(\.name)
+            let positions = Dictionary(names.enumerated().map { ($1, Int32($0)) }, uniquingKeysWith: { first, _ in first })
+            selectLists[table.name] = (names.map { table.name + "." + $0 }.joined(separator: ", "), positions)
+        }
+        for (name, mapping) in entities {
+            guard let positions = selectLists[mapping.table]?.positions else { continue }
+            var reads: [Read] = []
+            for (index, storage) in mapping.storage.enumerated() {
+                switch storage {
+                case .attribute(let column, let type):
+                    if let position = positions[column] { reads.append(.attribute(index: index, position: position, type: type)) }
+                case .toOne(let column, let entityColumn, let destination):
+                    if let position = positions[column], let destination = model.entity(named: destination) {
+                        reads.append(.toOne(
+                            index: index, position: position, entityPosition: entityColumn.flatMap { positions[$0] },
+                            destination: destination))
+                    }
+                case .toManyByInverse, .toManyByJoin:
+                    reads.append(.toMany(index: index))
+                case .none:
+                    break
+                }
+            }
+            entities[name]?.reads = reads
+        }
+    }
+
+    /// The column type of an attribute type; nil for types the store does not keep.
+    static func columnType(_ type: AttributeType) -> String? {
+        switch type {
+        case .integer16, .integer32, .integer64, .boolean: "INTEGER"
+        case .double, .float, .date: "REAL"
+        // TEXT affinity keeps a decimal's digits exactly (NUMERIC would round it to a double).
+        case .decimal, .string, .uri: "TEXT"
+        case .binaryData, .transformable, .uuid: "BLOB"
+        default: nil
+        }
+    }
+
+    /// The statements that create the schema (tables and indexes), in order.
+    var creationStatements: [String] {
+        var statements: [String] = []
+        for table in tables {
+            let columns = ["\"Z_PK\" INTEGER PRIMARY KEY", "\"Z_ENT\" TEXT NOT NULL", "\"Z_OPT\" INTEGER NOT NULL"]
+                + table.columns.map { "\($0.name) \($0.type)" }
+            statements.append("CREATE TABLE \(table.name) (\(columns.joined(separator: ", ")))")
+            statements.append("CREATE INDEX \(quoted(unquoted(table.name) + "_Z_ENT")) ON \(table.name) (\"Z_ENT\")")
+            for column in table.indexedColumns {
+                statements.append(
+                    "CREATE INDEX \(quoted(unquoted(table.name) + "_" + unquoted(column))) ON \(table.name) (\(column))")
+            }
+        }
+        for join in joinTables {
+            var columns = ["\"Z_1\" INTEGER NOT NULL", "\"Z_2\" INTEGER NOT NULL"]
+            if join.firstOrdered { columns.append("\"Z_1_ORDER\" INTEGER") }
+            if join.secondOrdered { columns.append("\"Z_2_ORDER\" INTEGER") }
+            columns.append("PRIMARY KEY (\"Z_1\", \"Z_2\")")
+            statements.append("CREATE TABLE \(join.name) (\(columns.joined(separator: ", "))) WITHOUT ROWID")
+            statements.append("CREATE INDEX \(quoted(unquoted(join.name) + "_Z_2")) ON \(join.name) (\"Z_2\", \"Z_1\")")
+        }
+        return statements
+    }
+}
+
+/// `name` as an SQL identifier: in double quotes, with quotes inside doubled.
+func quoted(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+
+/// The name inside a quoted identifier.
+func unquoted(_ identifier: String) -> String {
+    guard identifier.count >= 2, identifier.first == "\"", identifier.last == "\"" else { return identifier }
+    return String(identifier.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"")
+}

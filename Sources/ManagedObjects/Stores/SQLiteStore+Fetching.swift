@@ -1,0 +1,243 @@
+import Foundation
+import ModelObjects
+
+extension SQLiteStore {
+    /// The records a fetch asks for, with as much of the request as SQL can do exactly.
+    ///
+    /// Translated: comparisons of an attribute with a constant (`==`, `!=`, `<`, `<=`, `>`,
+    /// `>=`, `BETWEEN`, `IN` a constant array; `BEGINSWITH`, `ENDSWITH`, `CONTAINS` on strings
+    /// without `[cd]` options), `nil` comparisons, `AND`, `OR`, `NOT`, `TRUEPREDICATE`,
+    /// `FALSEPREDICATE`; sort descriptors on attributes with the default comparison. Integer,
+    /// floating-point, boolean, string and date attributes take part; decimals (kept as text),
+    /// data, UUIDs, URIs and relationships do not. Comparisons keep the two-valued logic of
+    /// in-memory evaluation: a nil value is never ordered against a constant, `!= x` is true
+    /// for nil, and `NOT` of a comparison with a nil value is true.
+    ///
+    /// Of a top-level `AND`, the conjuncts that translate are applied and the rest is left to
+    /// the context (``StoreFetchResult/appliedPredicate`` is then false). Limit and offset are
+    /// applied only with the whole predicate and every sort descriptor.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed``.
+    public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+        guard let mapping = schema.entities[request.entity.name] else {
+            return StoreFetchResult(records: [], appliedPredicate: true, appliedSortAndLimit: true)
+        }
+        var translator = SQLitePredicateTranslator(entity: request.entity, mapping: mapping)
+        let (entityCondition, entityBindings) = entityCondition(mapping, includesSubentities: request.includesSubentities)
+        var conditions = entityCondition.isEmpty ? [] : [entityCondition]
+        var bindings = entityBindings
+        var appliedPredicate = true
+        if let predicate = request.predicate {
+            let conjuncts: [KeyValuePredicate]
+            if case .and(let parts) = predicate { conjuncts = parts } else { conjuncts = [predicate] }
+            for conjunct in conjuncts {
+                if let sql = translator.translate(conjunct) {
+                    conditions.append(sql)
+                } else {
+                    appliedPredicate = false
+                }
+            }
+            bindings += translator.bindings
+        }
+        var order: [String] = []
+        var sortTranslated = true
+        for descriptor in request.sortDescriptors {
+            guard let column = translator.sortColumn(descriptor) else {
+                sortTranslated = false
+                break
+            }
+            order.append(column + (descriptor.ascending ? " ASC" : " DESC"))
+        }
+        let appliedSortAndLimit = appliedPredicate && sortTranslated
+        var orderAndLimit = " ORDER BY " + ((appliedSortAndLimit ? order : []) + ["\(mapping.table).\"Z_PK\""]).joined(separator: ", ")
+        if appliedSortAndLimit && (request.fetchLimit > 0 || request.fetchOffset > 0) {
+            orderAndLimit += " LIMIT \(request.fetchLimit > 0 ? request.fetchLimit : -1) OFFSET \(max(0, request.fetchOffset))"
+        }
+        let condition = conditions.joined(separator: " AND ")
+        let records = try withConnection(.operationFailed) { state in
+            try readRecords(state.connection, table: mapping.table, where: condition, bindings: bindings, orderAndLimit: orderAndLimit)
+        }
+        return StoreFetchResult(records: records, appliedPredicate: appliedPredicate, appliedSortAndLimit: appliedSortAndLimit)
+    }
+}
+
+/// Turns the parts of a predicate that SQL can evaluate exactly as in-memory evaluation does
+/// into a condition on one table; nil for the rest.
+struct SQLitePredicateTranslator {
+    let entity: EntityDescription
+    let mapping: SQLiteSchema.EntityMapping
+    /// The values of the `?` placeholders of the conditions made so far, in order.
+    private(set) var bindings: [SQLiteValue] = []
+
+    init(entity: EntityDescription, mapping: SQLiteSchema.EntityMapping) {
+        self.entity = entity
+        self.mapping = mapping
+    }
+
+    /// The kinds of column a constant can be compared with.
+    private enum Kind { case number, boolean, string, date }
+
+    /// The condition for `predicate`, or nil when part of it cannot be translated (then no
+    /// bindings are added).
+    mutating func translate(_ predicate: KeyValuePredicate) -> String? {
+        let saved = bindings
+        guard let sql = condition(predicate) else {
+            bindings = saved
+            return nil
+        }
+        return sql
+    }
+
+    private mutating func condition(_ predicate: KeyValuePredicate) -> String? {
+        switch predicate {
+        case .truePredicate: return "1"
+        case .falsePredicate: return "0"
+        case .and(let parts), .or(let parts):
+            var sql: [String] = []
+            for part in parts {
+                guard let translated = condition(part) else { return nil }
+                sql.append(translated)
+            }
+            if sql.isEmpty { if case .and = predicate { return "1" } else { return "0" } }
+            if case .and = predicate { return "(" + sql.joined(separator: " AND ") + ")" }
+            return "(" + sql.joined(separator: " OR ") + ")"
+        case .not(let inner):
+            return condition(inner).map { "(NOT \($0))" }
+        case .comparison(let comparison):
+            return self.comparison(comparison)
+        }
+    }
+
+    /// The column of an attribute key path, with the kind of constants it compares with.
+    private func column(_ expression: KeyValueExpression) -> (String, Kind)? {
+        guard case .keyPath(let key) = expression, let property = entity.propertiesByName[key],
+              property.index < mapping.storage.count,
+              case .attribute(let column, let type) = mapping.storage[property.index]
+        else { return nil }
+        let kind: Kind
+        switch type {
+        case .integer16, .integer32, .integer64, .double, .float: kind = .number
+        case .boolean: kind = .boolean
+        case .string: kind = .string
+        case .date: kind = .date
+        default: return nil
+        }
+        return ("\(mapping.table).\(column)", kind)
+    }
+
+    /// A constant as a bound value for a column of `kind`; nil when the comparison would not
+    /// mean the same in SQL.
+    private func value(_ constant: Any, for kind: Kind) -> SQLiteValue? {
+        switch kind {
+        case .string:
+            if let string = constant as? String { return .text(string) }
+            if let string = constant as? Substring { return .text(String(string)) }
+            return nil
+        case .date:
+            return (constant as? Date).map { .real($0.timeIntervalSinceReferenceDate) }
+        case .number, .boolean:
+            if constant is String || constant is Date || constant is Decimal { return nil }
+            if let value = constant as? Bool { return .integer(value ? 1 : 0) }
+            if let value = constant as? Int { return .integer(Int64(value)) }
+            if let value = constant as? Int64 { return .integer(value) }
+            if let value = constant as? Int32 { return .integer(Int64(value)) }
+            if let value = constant as? Int16 { return .integer(Int64(value)) }
+            if let value = constant as? Int8 { return .integer(Int64(value)) }
+            if let value = constant as? UInt8 { return .integer(Int64(value)) }
+            if let value = constant as? UInt16 { return .integer(Int64(value)) }
+            if let value = constant as? UInt32 { return .integer(Int64(value)) }
+            if let value = constant as? Double { return value.isNaN ? nil : .real(value) }
+            if let value = constant as? Float { return value.isNaN ? nil : .real(Double(value)) }
+            return nil
+        }
+    }
+
+    private mutating func bind(_ value: SQLiteValue) -> String {
+        bindings.append(value)
+        return "?"
+    }
+
+    private static func isNil(_ value: Any?) -> Bool {
+        value == nil || value is NSNull
+    }
+
+    private mutating func comparison(_ comparison: KeyValuePredicate.Comparison) -> String? {
+        guard comparison.modifier == .direct, comparison.options.isEmpty else { return nil }
+        var op = comparison.operatorType
+        var left = comparison.leftExpression, right = comparison.rightExpression
+        if column(left) == nil, column(right) != nil, right.isConstant == false {
+            // constant OP keyPath: swap the sides.
+            swap(&left, &right)
+            switch op {
+            case .lessThan: op = .greaterThan
+            case .lessThanOrEqualTo: op = .greaterThanOrEqualTo
+            case .greaterThan: op = .lessThan
+            case .greaterThanOrEqualTo: op = .lessThanOrEqualTo
+            case .equalTo, .notEqualTo: break
+            default: return nil
+            }
+        }
+        guard let (column, kind) = self.column(left), case .constant(let constant) = right else { return nil }
+        if Self.isNil(constant) {
+            switch op {
+            case .equalTo: return "\(column) IS NULL"
+            case .notEqualTo: return "\(column) IS NOT NULL"
+            default: return nil
+            }
+        }
+        guard let constant else { return nil }
+        switch op {
+        case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
+            guard let value = value(constant, for: kind) else { return nil }
+            let placeholder = bind(value)
+            switch op {
+            // IS and IS NOT compare NULL as a value: two-valued, as in memory.
+            case .equalTo: return "\(column) IS \(placeholder)"
+            case .notEqualTo: return "\(column) IS NOT \(placeholder)"
+            case .lessThan: return "(\(column) IS NOT NULL AND \(column) < \(placeholder))"
+            case .lessThanOrEqualTo: return "(\(column) IS NOT NULL AND \(column) <= \(placeholder))"
+            case .greaterThan: return "(\(column) IS NOT NULL AND \(column) > \(placeholder))"
+            default: return "(\(column) IS NOT NULL AND \(column) >= \(placeholder))"
+            }
+        case .between:
+            guard let bounds = Self.elements(constant), bounds.count == 2,
+                  let low = value(bounds[0], for: kind), let high = value(bounds[1], for: kind)
+            else { return nil }
+            return "(\(column) IS NOT NULL AND \(column) >= \(bind(low)) AND \(column) <= \(bind(high)))"
+        case .in:
+            guard let elements = Self.elements(constant), !elements.isEmpty, elements.count <= 500 else { return nil }
+            var placeholders: [String] = []
+            for element in elements {
+                guard !Self.isNil(element), let value = value(element, for: kind) else { return nil }
+                placeholders.append(bind(value))
+            }
+            return "(\(column) IS NOT NULL AND \(column) IN (\(placeholders.joined(separator: ", "))))"
+        case .beginsWith, .endsWith, .contains:
+            guard kind == .string, let text = constant as? String, !text.isEmpty else { return nil }
+            let placeholder = bind(.text(text))
+            switch op {
+            // instr is case-sensitive and byte-exact, unlike LIKE.
+            case .beginsWith: return "(\(column) IS NOT NULL AND instr(\(column), \(placeholder)) = 1)"
+            case .contains: return "(\(column) IS NOT NULL AND instr(\(column), \(placeholder)) > 0)"
+            default:
+                let again = bind(.text(text))
+                return "(\(column) IS NOT NULL AND substr(\(column), -length(\(placeholder))) = \(again))"
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// The elements of a constant array or set.
+    private static func elements(_ constant: Any) -> [Any]? {
+        if let array = constant as? [Any] { return array }
+        if let set = constant as? Set<AnyHashable> { return Array(set) }
+        return nil
+    }
+
+    /// The ORDER BY term of a sort descriptor on an attribute with the default comparison.
+    func sortColumn(_ descriptor: KeyPathSortDescriptor) -> String? {
+        guard descriptor.comparison == .default, let (column, _) = column(.keyPath(descriptor.key)) else { return nil }
+        return column
+    }
+}

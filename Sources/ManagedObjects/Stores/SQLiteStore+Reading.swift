@@ -1,0 +1,283 @@
+import Foundation
+
+extension SQLiteStore {
+    /// Reserves `count` keys for the hierarchy of `entity`, in a transaction of its own, so
+    /// that coordinators in other processes reserving keys on the same file never get the same
+    /// ones (the `Z_PRIMARYKEY` row of the root entity holds the last key handed out).
+    ///
+    /// - Throws: ``PersistenceError/Code/saveFailed`` when the counter cannot be written.
+    public func newPrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64] {
+        guard count > 0 else { return [] }
+        guard let mapping = schema.entities[entity.name] else {
+            throw PersistenceError(.saveFailed, message: "the store's model has no entity \(entity.name)")
+        }
+        let last: Int64 = try withConnection(.saveFailed) { state in
+            let connection = state.connection
+            return try connection.transaction {
+                try connection.cachedStatement("UPDATE \"Z_PRIMARYKEY\" SET \"Z_MAX\" = \"Z_MAX\" + ? WHERE \"Z_ENT\" = ?")
+                    .execute([.integer(Int64(count)), .text(mapping.rootEntityName)])
+                if connection.changes == 0 {
+                    try connection.cachedStatement("INSERT INTO \"Z_PRIMARYKEY\" (\"Z_ENT\", \"Z_MAX\") VALUES (?, ?)")
+                        .execute([.text(mapping.rootEntityName), .integer(Int64(count))])
+                }
+                var last: Int64 = 0
+                try connection.cachedStatement("SELECT \"Z_MAX\" FROM \"Z_PRIMARYKEY\" WHERE \"Z_ENT\" = ?")
+                    .forEachRow([.text(mapping.rootEntityName)]) { last = $0.int64(at: 0) }
+                return last
+            }
+        }
+        // Z_MAX is read from the file: a damaged counter must fail, not overflow.
+        let (first, overflow) = last.subtractingReportingOverflow(Int64(count) - 1)
+        guard !overflow, first >= 1 else {
+            throw PersistenceError(
+                .saveFailed, message: "the primary-key counter of \(mapping.rootEntityName) in Z_PRIMARYKEY is damaged (\(last))")
+        }
+        return Array(first...last)
+    }
+
+    /// The record for `objectID`: one statement for the row, one per to-many relationship.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed`` when the file cannot be read or a
+    ///   value in it cannot be decoded.
+    public func record(for objectID: ManagedObjectID) throws -> StoreRecord? {
+        guard objectID.storeIdentifier == identifier, let key = objectID.primaryKey,
+              let mapping = schema.entities[objectID.entity.name]
+        else { return nil }
+        return try withConnection(.operationFailed) { state in
+            try readRecords(
+                state.connection, table: mapping.table, where: "\(mapping.table).\"Z_PK\" = ? AND \(mapping.table).\"Z_ENT\" = ?",
+                bindings: [.integer(key), .text(objectID.entity.name)]
+            ).first
+        }
+    }
+
+    /// The records of `entity` (and its subentities), in primary-key order: one statement for
+    /// the rows and one per to-many relationship.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed``.
+    public func records(of entity: EntityDescription, includesSubentities: Bool) throws -> [StoreRecord] {
+        guard let mapping = schema.entities[entity.name] else { return [] }
+        let (condition, bindings) = entityCondition(mapping, includesSubentities: includesSubentities)
+        return try withConnection(.operationFailed) { state in
+            try readRecords(
+                state.connection, table: mapping.table, where: condition, bindings: bindings,
+                orderAndLimit: " ORDER BY \(mapping.table).\"Z_PK\"")
+        }
+    }
+
+    /// The versions (`Z_OPT`) of the records that exist among `objectIDs`; remembered, so
+    /// that the ``apply(_:)`` that follows can check inside its transaction that no other
+    /// writer changed them in between.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed``.
+    public func versions(of objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: Int64] {
+        try withConnection(.operationFailed) { state in
+            var versions: [ManagedObjectID: Int64] = [:]
+            var reported: [ManagedObjectID: Int64?] = [:]
+            for id in objectIDs {
+                let version = try currentVersion(of: id, state.connection)
+                reported[id] = .some(version)
+                if let version { versions[id] = version }
+            }
+            state.reportedVersions = reported
+            return versions
+        }
+    }
+
+    /// The `Z_OPT` of the row of `id`, or nil when there is none.
+    func currentVersion(of id: ManagedObjectID, _ connection: SQLiteConnection) throws -> Int64? {
+        guard id.storeIdentifier == identifier, let key = id.primaryKey, let mapping = schema.entities[id.entity.name] else {
+            return nil
+        }
+        var version: Int64?
+        try connection.cachedStatement("SELECT \"Z_OPT\" FROM \(mapping.table) WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ?")
+            .forEachRow([.integer(key), .text(id.entity.name)]) { version = $0.int64(at: 0) }
+        return version
+    }
+
+    /// The condition selecting rows of `mapping`'s entity (and its subentities); empty when
+    /// every row of the table matches.
+    func entityCondition(_ mapping: SQLiteSchema.EntityMapping, includesSubentities: Bool) -> (String, [SQLiteValue]) {
+        if includesSubentities && mapping.isRoot { return ("", []) }
+        let names = includesSubentities ? mapping.kindNames : [mapping.kindNames[0]]
+        let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
+        return ("\(mapping.table).\"Z_ENT\" IN (\(placeholders))", names.map { .text($0) })
+    }
+
+    /// Reads the rows of `table` matching `condition` into records, then fills their to-many
+    /// relationships with one statement per relationship.
+    func readRecords(
+        _ connection: SQLiteConnection, table: String, where condition: String, bindings: [SQLiteValue],
+        orderAndLimit: String = ""
+    ) throws -> [StoreRecord] {
+        guard let select = schema.selectLists[table] else { return [] }
+        let whereClause = condition.isEmpty ? "" : " WHERE " + condition
+        let sql = "SELECT \(select.sql) FROM \(table)" + whereClause + orderAndLimit
+        var records: [StoreRecord] = []
+        var kinds = EntityLookup()
+        try connection.cachedStatement(sql).forEachRow(bindings) { row in
+            records.append(try decodeRow(row, table: table, positions: select.positions, kinds: &kinds))
+        }
+        let entityNames = kinds.all.keys
+        guard !records.isEmpty else { return records }
+
+        // To-many relationships, one statement each for all the records read.
+        var done = Set<String>()
+        for name in entityNames.sorted() {
+            guard let mapping = schema.entities[name] else { continue }
+            for (index, storage) in mapping.storage.enumerated() {
+                let query: String
+                switch storage {
+                case .toManyByInverse(let other, let foreignKey, let order):
+                    query = "SELECT \(foreignKey), \"Z_PK\", \"Z_ENT\" FROM \(other) WHERE \(foreignKey) %@ ORDER BY \(foreignKey), "
+                        + (order.map { "\($0), " } ?? "") + "\"Z_PK\""
+                case .toManyByJoin(let join, let own, let otherColumn, let order, let otherTable):
+                    query = "SELECT j.\(own), j.\(otherColumn), t.\"Z_ENT\" FROM \(join) AS j JOIN \(otherTable) AS t "
+                        + "ON t.\"Z_PK\" = j.\(otherColumn) WHERE j.\(own) %@ ORDER BY j.\(own), "
+                        + (order.map { "j.\($0), " } ?? "") + "j.\(otherColumn)"
+                default:
+                    continue
+                }
+                guard done.insert(query).inserted else { continue }
+                let related = try readRelated(
+                    connection, query: query, records: records, table: table, condition: whereClause,
+                    bindings: bindings, orderAndLimit: orderAndLimit)
+                // Every record of a kind that has this relationship gets its list.
+                for (position, record) in records.enumerated() {
+                    guard let recordMapping = schema.entities[record.objectID.entity.name],
+                          index < recordMapping.storage.count, sameStorage(recordMapping.storage[index], storage)
+                    else { continue }
+                    records[position].values[index] = .toMany(related[record.objectID.primaryKey ?? 0] ?? [])
+                }
+            }
+        }
+        return records
+    }
+
+    /// Runs a to-many query (its `%@` is the condition on the owner's key) for the records
+    /// read, grouping the related IDs by owner.
+    private func readRelated(
+        _ connection: SQLiteConnection, query: String, records: [StoreRecord], table: String, condition: String,
+        bindings: [SQLiteValue], orderAndLimit: String
+    ) throws -> [Int64: [ManagedObjectID]] {
+        let sql: String
+        let arguments: [SQLiteValue]
+        if records.count == 1, let key = records[0].objectID.primaryKey {
+            sql = query.replacingOccurrences(of: "%@", with: "= ?")
+            arguments = [.integer(key)]
+        } else if condition.isEmpty && !orderAndLimit.contains(" LIMIT ") || records.count >= 1000 {
+            // Every row of the table was read, or many: reading the whole relationship through
+            // its index costs less than repeating the selection; owners not read are ignored.
+            sql = query.replacingOccurrences(of: "%@", with: "IS NOT NULL")
+            arguments = []
+        } else {
+            sql = query.replacingOccurrences(of: "%@", with: "IN (SELECT \(table).\"Z_PK\" FROM \(table)\(condition)\(orderAndLimit))")
+            arguments = bindings
+        }
+        var related: [Int64: [ManagedObjectID]] = [:]
+        var entities: [String: EntityDescription] = [:]
+        try connection.cachedStatement(sql).forEachRow(arguments) { row in
+            let owner = row.int64(at: 0), key = row.int64(at: 1), name = row.text(at: 2)
+            guard let entity = entities[name] ?? model.entity(named: name) else {
+                throw PersistenceError(.operationFailed, message: "row \(key) names an entity the model does not have: \(name)", sql: sql)
+            }
+            entities[name] = entity
+            related[owner, default: []].append(ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, primaryKey: key)))
+        }
+        return related
+    }
+
+    private func sameStorage(_ lhs: SQLiteSchema.Storage, _ rhs: SQLiteSchema.Storage) -> Bool {
+        switch (lhs, rhs) {
+        case (.toManyByInverse(let a, let b, let c), .toManyByInverse(let d, let e, let f)): a == d && b == e && c == f
+        case (.toManyByJoin(let a, let b, let c, let d, _), .toManyByJoin(let e, let f, let g, let h, _)):
+            a == e && b == f && c == g && d == h
+        default: false
+        }
+    }
+
+    /// The entities met while decoding rows, with the last one at hand (rows of one entity
+    /// usually follow each other), so that most rows cost no dictionary lookup.
+    struct EntityLookup {
+        var all: [String: (EntityDescription, SQLiteSchema.EntityMapping)] = [:]
+        var last: (name: String, entity: EntityDescription, mapping: SQLiteSchema.EntityMapping)?
+    }
+
+    /// One row as a record (to-many relationships still empty).
+    func decodeRow(
+        _ row: SQLiteStatement, table: String, positions: [String: Int32],
+        kinds: inout EntityLookup
+    ) throws -> StoreRecord {
+        let key = row.int64(at: 0), name = row.text(at: 1), version = row.int64(at: 2)
+        let entity: EntityDescription, mapping: SQLiteSchema.EntityMapping
+        if let last = kinds.last, last.name == name {
+            (entity, mapping) = (last.entity, last.mapping)
+        } else if let known = kinds.all[name] {
+            (entity, mapping) = known
+        } else {
+            guard let found = model.entity(named: name), let foundMapping = schema.entities[name] else {
+                throw PersistenceError(
+                    .operationFailed, message: "row \(key) of \(table) names an entity the model does not have: \(name)", sql: row.sql)
+            }
+            (entity, mapping) = (found, foundMapping)
+            kinds.all[name] = (found, foundMapping)
+        }
+        kinds.last = (name, entity, mapping)
+        var values = [StoreValue](repeating: .null, count: entity.properties.count)
+        for read in mapping.reads {
+            switch read {
+            case .attribute(let index, let position, let type):
+                guard !row.isNull(at: position) else { continue }
+                values[index] = try decode(row, at: position, as: type, table: table, key: key)
+            case .toOne(let index, let position, let entityPosition, let destination):
+                guard !row.isNull(at: position) else { continue }
+                let targetName = entityPosition.flatMap { row.isNull(at: $0) ? nil : row.text(at: $0) }
+                guard let target = targetName.map({ model.entity(named: $0) }) ?? destination else {
+                    throw PersistenceError(
+                        .operationFailed, message: "row \(key) of \(table) refers to an unknown entity \(targetName ?? "")", sql: row.sql)
+                }
+                values[index] = .toOne(ManagedObjectID(
+                    entity: target, key: .permanent(storeIdentifier: identifier, primaryKey: row.int64(at: position))))
+            case .toMany(let index):
+                values[index] = .toMany([])
+            }
+        }
+        return StoreRecord(
+            objectID: ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, primaryKey: key)),
+            version: version, values: values)
+    }
+
+    /// A column's value as the attribute's type.
+    private func decode(
+        _ row: SQLiteStatement, at position: Int32, as type: AttributeType, table: String, key: Int64
+    ) throws -> StoreValue {
+        func failure(_ what: String) -> PersistenceError {
+            PersistenceError(
+                .operationFailed, message: "column \(position + 1) of row \(key) of \(table) holds \(what)", sql: row.sql)
+        }
+        switch type {
+        case .integer16, .integer32, .integer64: return .integer(row.int64(at: position))
+        case .double, .float: return .double(row.double(at: position))
+        case .decimal:
+            let text = row.text(at: position)
+            guard let decimal = Decimal(string: text, locale: nil), !decimal.isNaN || text == "NaN" else {
+                throw failure("\"\(text)\", which is not a decimal number")
+            }
+            return .decimal(decimal)
+        case .string: return .string(row.text(at: position))
+        case .boolean: return .boolean(row.int64(at: position) != 0)
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: row.double(at: position)))
+        case .binaryData, .transformable: return .data(row.data(at: position))
+        case .uuid:
+            let bytes = row.data(at: position)
+            guard bytes.count == 16 else { throw failure("\(bytes.count) bytes, not a 16-byte UUID") }
+            return .uuid(UUID(uuid: bytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }))
+        case .uri:
+            let text = row.text(at: position)
+            guard let url = URL(string: text) else { throw failure("\"\(text)\", which is not a URI") }
+            return .uri(url)
+        default:
+            return .null
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+
+extension SQLiteStore {
+    /// Writes a save in one transaction (`BEGIN IMMEDIATE` … `COMMIT`): deleted rows, inserted
+    /// rows, updated rows, then join-table rows and positions of ordered relationships.
+    ///
+    /// Before writing, it checks inside the transaction that every updated or deleted record
+    /// still has the version the last ``versions(of:)`` reported (or, without one, the version
+    /// the request expects): the coordinator's save lock covers one process only, and another
+    /// process may have written in between.
+    ///
+    /// - Throws: ``PersistenceError/Code/mergeConflict`` with the records another writer
+    ///   changed; ``PersistenceError/Code/saveFailed`` with the failing SQL when SQLite refuses
+    ///   a statement. Nothing is written then.
+    public func apply(_ changes: SaveChanges) throws {
+        try withConnection(.saveFailed) { state in
+            let reported = state.reportedVersions
+            state.reportedVersions = [:]
+            guard !changes.isEmpty else { return }
+            let connection = state.connection
+            try connection.transaction {
+                try checkVersions(changes, reported: reported, connection)
+                for id in changes.deleted { try delete(id, connection) }
+                try write(changes.inserted, inserting: true, connection)
+                try write(changes.updated, inserting: false, connection)
+                for record in changes.inserted { try writeRelationships(of: record, isNew: true, connection) }
+                for record in changes.updated { try writeRelationships(of: record, isNew: false, connection) }
+            }
+        }
+    }
+
+    private func checkVersions(_ changes: SaveChanges, reported: [ManagedObjectID: Int64?], _ connection: SQLiteConnection) throws {
+        var conflicts: [PersistenceError.Conflict] = []
+        func check(_ id: ManagedObjectID, fallback: Int64?) throws {
+            let expected: Int64? = reported[id] ?? fallback
+            let current = try currentVersion(of: id, connection)
+            if current != expected {
+                conflicts.append(PersistenceError.Conflict(
+                    objectID: id, oldVersion: changes.expectedVersions[id] ?? expected ?? 0, newVersion: current))
+            }
+        }
+        for record in changes.updated { try check(record.objectID, fallback: record.version - 1) }
+        for id in changes.deleted { try check(id, fallback: changes.expectedVersions[id]) }
+        guard !conflicts.isEmpty else { return }
+        conflicts.sort { $0.objectID.description < $1.objectID.description }
+        throw PersistenceError(
+            .mergeConflict,
+            message: "\(conflicts.count) record\(conflicts.count == 1 ? " was" : "s were") changed by another writer "
+                + "during the save: " + conflicts.map(\.description).joined(separator: "; "),
+            conflicts: conflicts)
+    }
+
+    private func mapping(of id: ManagedObjectID) throws -> (SQLiteSchema.EntityMapping, Int64) {
+        guard let mapping = schema.entities[id.entity.name], let key = id.primaryKey, id.storeIdentifier == identifier else {
+            throw PersistenceError(.saveFailed, message: "\(id) is not an object ID of this store", objectID: id)
+        }
+        return (mapping, key)
+    }
+
+    private func delete(_ id: ManagedObjectID, _ connection: SQLiteConnection) throws {
+        let (mapping, key) = try mapping(of: id)
+        try connection.cachedStatement("DELETE FROM \(mapping.table) WHERE \"Z_PK\" = ?").execute([.integer(key)])
+        for case .toManyByJoin(let join, let own, _, _, _) in mapping.storage {
+            try connection.cachedStatement("DELETE FROM \(join) WHERE \(own) = ?").execute([.integer(key)])
+        }
+    }
+
+    /// Inserts or updates the rows of `records`, grouped by entity so that each group binds
+    /// one cached statement.
+    private func write(_ records: [StoreRecord], inserting: Bool, _ connection: SQLiteConnection) throws {
+        var start = records.startIndex
+        while start < records.endIndex {
+            let name = records[start].objectID.entity.name
+            var end = start + 1
+            while end < records.endIndex && records[end].objectID.entity.name == name { end += 1 }
+            let (mapping, _) = try mapping(of: records[start].objectID)
+            let statement = try connection.cachedStatement(inserting ? mapping.insertSQL : mapping.updateSQL)
+            for record in records[start..<end] {
+                try write(record, mapping: mapping, statement: statement, inserting: inserting)
+            }
+            start = end
+        }
+    }
+
+    /// Inserts or updates the row of `record` (its attributes and to-one relationships).
+    private func write(
+        _ record: StoreRecord, mapping: SQLiteSchema.EntityMapping, statement: SQLiteStatement, inserting: Bool
+    ) throws {
+        guard record.objectID.storeIdentifier == identifier, let key = record.objectID.primaryKey else {
+            throw PersistenceError(.saveFailed, message: "\(record.objectID) is not an object ID of this store", objectID: record.objectID)
+        }
+        statement.reset()
+        defer { statement.reset() }
+        var parameter: Int32
+        if inserting {
+            try statement.bind(key, at: 1)
+            try statement.bind(record.objectID.entity.name, at: 2)
+            try statement.bind(record.version, at: 3)
+            parameter = 4
+        } else {
+            try statement.bind(record.version, at: 1)
+            parameter = 2
+        }
+        for column in mapping.writtenColumns {
+            let value = column.index < record.values.count ? record.values[column.index] : .null
+            if column.isEntityColumn {
+                if case .toOne(let target?) = value { try statement.bind(target.entity.name, at: parameter) }
+            } else {
+                try statement.bind(Self.sqliteValue(value), at: parameter)
+            }
+            parameter += 1
+        }
+        if !inserting { try statement.bind(key, at: parameter) }
+        while try statement.step() {}
+    }
+
+    /// Writes the join-table rows of `record`'s many-to-many relationships and the positions
+    /// of its ordered one-to-many relationships.
+    private func writeRelationships(of record: StoreRecord, isNew: Bool, _ connection: SQLiteConnection) throws {
+        let (mapping, key) = try mapping(of: record.objectID)
+        guard mapping.writesRelationships else { return }
+        for (index, storage) in mapping.storage.enumerated() {
+            guard index < record.values.count else { continue }
+            var related: [ManagedObjectID] = []
+            if case .toMany(let ids) = record.values[index] { related = ids }
+            switch storage {
+            case .toManyByInverse(let table, _, let order?):
+                let statement = try connection.cachedStatement("UPDATE \(table) SET \(order) = ? WHERE \"Z_PK\" = ?")
+                for (position, id) in related.enumerated() {
+                    guard let relatedKey = id.primaryKey else { continue }
+                    try statement.execute([.integer(Int64(position)), .integer(relatedKey)])
+                }
+            case .toManyByJoin(let join, let own, let other, let order, _):
+                let keys = related.compactMap(\.primaryKey)
+                if !isNew {
+                    var existing: [Int64] = []
+                    try connection.cachedStatement("SELECT \(other) FROM \(join) WHERE \(own) = ?")
+                        .forEachRow([.integer(key)]) { existing.append($0.int64(at: 0)) }
+                    let kept = Set(keys)
+                    let remove = try connection.cachedStatement("DELETE FROM \(join) WHERE \(own) = ? AND \(other) = ?")
+                    for gone in existing where !kept.contains(gone) { try remove.execute([.integer(key), .integer(gone)]) }
+                }
+                if let order {
+                    let statement = try connection.cachedStatement(
+                        "INSERT INTO \(join) (\(own), \(other), \(order)) VALUES (?, ?, ?) "
+                            + "ON CONFLICT (\"Z_1\", \"Z_2\") DO UPDATE SET \(order) = excluded.\(order)")
+                    for (position, relatedKey) in keys.enumerated() {
+                        try statement.execute([.integer(key), .integer(relatedKey), .integer(Int64(position))])
+                    }
+                } else {
+                    let statement = try connection.cachedStatement("INSERT OR IGNORE INTO \(join) (\(own), \(other)) VALUES (?, ?)")
+                    for relatedKey in keys { try statement.execute([.integer(key), .integer(relatedKey)]) }
+                }
+            default:
+                continue
+            }
+        }
+    }
+
+    /// A store value as SQLite keeps it (see ``SQLiteSchema/columnType(_:)``).
+    static func sqliteValue(_ value: StoreValue) -> SQLiteValue {
+        switch value {
+        case .null, .toMany: .null
+        case .integer(let value): .integer(value)
+        case .double(let value): .real(value)
+        case .decimal(let value): .text(value.description)
+        case .string(let value): .text(value)
+        case .boolean(let value): .integer(value ? 1 : 0)
+        case .date(let value): .real(value.timeIntervalSinceReferenceDate)
+        case .data(let value): .blob(value)
+        case .uuid(let value): .blob(withUnsafeBytes(of: value.uuid) { Data($0) })
+        case .uri(let value): .text(value.absoluteString)
+        case .toOne(let id): id?.primaryKey.map(SQLiteValue.integer) ?? .null
+        }
+    }
+}

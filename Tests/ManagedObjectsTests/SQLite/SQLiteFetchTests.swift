@@ -1,0 +1,106 @@
+import Foundation
+import ModelObjects
+import Testing
+@testable import ManagedObjects
+
+/// Fetches translated to SQL must select exactly what in-memory evaluation selects over the
+/// same records, and say honestly when they did not translate.
+@Suite struct SQLiteFetchTests {
+    /// A SQLite stack with 12 employees, some with nil names, and the objects read back.
+    private func makeData() throws -> (ManagedTestStack, SQLiteStore, [TestEmployee]) {
+        let stack = try TestStore.$kind.withValue(.sqlite) { try ManagedTestStack() }
+        let names: [String?] = ["Ada", "Grace", "alan", nil, "Édouard", "Barbara", "Ada", "Zoe", "ann%", "a_b", nil, "Linus"]
+        for (index, name) in names.enumerated() {
+            let employee = stack.employee(name ?? "", salary: Double(index * 1000) + 0.5)
+            employee.firstName = name
+            employee.lastName = index.isMultiple(of: 3) ? nil : "L\(index)"
+            employee.age = Int16(20 + index * 3)
+        }
+        try stack.context.save()
+        let store = try #require(stack.sqliteStore)
+        let entity = try #require(stack.model.entity(named: "Employee"))
+        let (_, context) = try stack.reopened()
+        let objects = try store.records(of: entity, includesSubentities: true).map {
+            try #require(try context.existingObject(with: $0.objectID) as? TestEmployee)
+        }
+        return (stack, store, objects)
+    }
+
+    static let translated: [String] = [
+        "firstName == 'Ada'", "firstName != 'Ada'", "firstName == nil", "firstName != nil", "nil == lastName",
+        "salary > 3000", "salary >= 3000.5", "salary < 3000", "salary <= 3000.5", "3000 < salary", "age == 29",
+        "age != 29", "age BETWEEN {26, 35}", "age IN {20, 23, 99}", "firstName IN {'Ada', 'Zoe', 'Nobody'}",
+        "firstName BEGINSWITH 'A'", "firstName BEGINSWITH 'a'", "firstName ENDSWITH 'a'", "firstName CONTAINS 'ar'",
+        "firstName CONTAINS '%'", "firstName CONTAINS '_'", "firstName BEGINSWITH 'É'",
+        "NOT (salary > 3000)", "NOT (lastName == 'L1')", "NOT lastName BEGINSWITH 'L'",
+        "salary > 1000 AND (firstName == 'Ada' OR lastName == nil)", "TRUEPREDICATE", "FALSEPREDICATE",
+        "firstName < 'B'", "firstName >= 'a'", "lastName != nil AND NOT (age > 40 OR age < 25)",
+    ]
+
+    static let notTranslated: [String] = [
+        "firstName ==[c] 'ada'", "firstName BEGINSWITH[cd] 'e'", "firstName LIKE 'A*'", "firstName MATCHES 'A.*'",
+        "department.name == 'Research'", "ANY projects.title == 'X'", "salary == 'x'", "firstName == 3",
+        "firstName CONTAINS ''",
+    ]
+
+    @Test(arguments: translated)
+    func translatedPredicatesSelectWhatInMemoryEvaluationSelects(_ format: String) throws {
+        let (stack, store, objects) = try makeData()
+        let entity = try #require(stack.model.entity(named: "Employee"))
+        let predicate = try KeyValuePredicate(format: format)
+        let expected = try objects.filter { try predicate.evaluate(with: $0) }.map(\.objectID)
+        let result = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate))
+        #expect(result.appliedPredicate, "\(format) should translate")
+        #expect(result.records.map(\.objectID) == expected, "\(format)")
+    }
+
+    @Test(arguments: notTranslated)
+    func otherPredicatesReturnASupersetAndSaySo(_ format: String) throws {
+        let (stack, store, objects) = try makeData()
+        let entity = try #require(stack.model.entity(named: "Employee"))
+        let predicate = try KeyValuePredicate(format: format)
+        let expected = Set(try objects.filter { try predicate.evaluate(with: $0) }.map(\.objectID))
+        let result = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate, fetchLimit: 2))
+        #expect(!result.appliedPredicate, "\(format) should not translate")
+        #expect(!result.appliedSortAndLimit)
+        #expect(expected.isSubset(of: Set(result.records.map(\.objectID))), "\(format)")
+    }
+
+    @Test func partOfAnAndIsAppliedAndTheRestLeftToTheContext() throws {
+        let (stack, store, _) = try makeData()
+        let entity = try #require(stack.model.entity(named: "Employee"))
+        let predicate = try KeyValuePredicate(format: "salary > 5000 AND firstName LIKE[c] '*a*'")
+        let result = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate))
+        #expect(!result.appliedPredicate)
+        #expect(result.records.count == 7)  // salary > 5000 only
+    }
+
+    @Test func sortsLimitsAndOffsetsMatchInMemorySorting() throws {
+        let (stack, store, objects) = try makeData()
+        let entity = try #require(stack.model.entity(named: "Employee"))
+        let sorts = [KeyPathSortDescriptor(key: "lastName", ascending: false), KeyPathSortDescriptor(key: "age")]
+        let predicate = try KeyValuePredicate(format: "salary > 1000")
+        let expected = try objects.filter { try predicate.evaluate(with: $0) }.sorted(using: sorts).map(\.objectID)
+        let all = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate, sortDescriptors: sorts))
+        #expect(all.appliedSortAndLimit)
+        #expect(all.records.map(\.objectID) == expected)
+        let page = try store.fetch(StoreFetchRequest(
+            entity: entity, predicate: predicate, sortDescriptors: sorts, fetchLimit: 3, fetchOffset: 2))
+        #expect(page.records.map(\.objectID) == Array(expected[2..<5]))
+        let offsetOnly = try store.fetch(StoreFetchRequest(entity: entity, sortDescriptors: sorts, fetchOffset: 10))
+        #expect(offsetOnly.records.count == 2)
+
+        let localized = try store.fetch(StoreFetchRequest(
+            entity: entity, sortDescriptors: [KeyPathSortDescriptor(key: "firstName", comparison: .caseInsensitive)], fetchLimit: 1))
+        #expect(!localized.appliedSortAndLimit)
+        #expect(localized.records.count == objects.count)
+    }
+
+    @Test func aFetchIsOneStatementPlusOnePerToManyRelationship() throws {
+        let (stack, store, _) = try makeData()
+        let entity = try #require(stack.model.entity(named: "Employee"))
+        let before = store.statementCount
+        _ = try store.fetch(StoreFetchRequest(entity: entity, predicate: try KeyValuePredicate(format: "salary > 1000")))
+        #expect(store.statementCount - before == 2)  // the rows, then projects for all of them
+    }
+}
