@@ -51,6 +51,36 @@ extension SQLiteStore {
         }
     }
 
+    /// The records of `objectIDs` that exist: one statement per table for the rows (per 500
+    /// IDs) and one per to-many relationship, however many IDs there are. This is what batched
+    /// faults and prefetching use.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed``.
+    public func records(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: StoreRecord] {
+        var keysByTable: [String: [Int64]] = [:]
+        for id in objectIDs where id.storeIdentifier == identifier {
+            guard let key = id.primaryKey, let mapping = schema.entities[id.entity.name] else { continue }
+            keysByTable[mapping.table, default: []].append(key)
+        }
+        var found: [ManagedObjectID: StoreRecord] = [:]
+        let wanted = Set(objectIDs)
+        try withConnection(.operationFailed) { state in
+            for (table, keys) in keysByTable.sorted(by: { $0.key < $1.key }) {
+                var start = 0
+                while start < keys.count {
+                    let chunk = Array(keys[start..<min(start + 500, keys.count)])
+                    let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                    let records = try readRecords(
+                        state.connection, table: table, where: "\(table).\"Z_PK\" IN (\(placeholders))",
+                        bindings: chunk.map { .integer($0) })
+                    for record in records where wanted.contains(record.objectID) { found[record.objectID] = record }
+                    start += 500
+                }
+            }
+        }
+        return found
+    }
+
     /// The records of `entity` (and its subentities), in primary-key order: one statement for
     /// the rows and one per to-many relationship.
     ///

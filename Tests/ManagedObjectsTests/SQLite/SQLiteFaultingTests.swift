@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+@testable import ManagedObjects
+
+/// Faults over SQLite load in batches and prefetching reads each relationship in one go: the
+/// number of SQL statements does not grow with the number of objects.
+@Suite struct SQLiteFaultingTests {
+    private func makeStore() throws -> (PersistentStoreCoordinator, SQLiteStore, URL) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("faulting-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
+        let store = try #require(
+            try coordinator.addPersistentStore(type: .sqlite, at: directory.appendingPathComponent("store.sqlite")) as? SQLiteStore)
+        let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        for index in 0..<10 {
+            let department = TestDepartment(context: writer)
+            department.name = "D\(index)"
+            for member in 0..<10 {
+                let employee = TestEmployee(context: writer)
+                employee.firstName = "E\(index)-\(member)"
+                employee.age = Int16(20 + member)
+                employee.department = department
+            }
+        }
+        try writer.save()
+        return (coordinator, store, directory)
+    }
+
+    @Test func readingBatchedFaultsCostsStatementsPerBatchNotPerObject() throws {
+        let (coordinator, store, directory) = try makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        var request = FetchRequest<TestEmployee>(entityName: "Employee")
+        request.fetchBatchSize = 25
+        let before = store.statementCount
+        let employees = try context.fetch(request)
+        #expect(employees.count == 100)
+        #expect(employees.allSatisfy { $0.isFault })
+        let afterFetch = store.statementCount
+        let names = employees.map(\.firstName)
+        let reading = store.statementCount - afterFetch
+        #expect(names.compactMap { $0 }.count == 100)
+        // Four batches, each one statement for the rows and one per to-many relationship.
+        #expect(reading <= 4 * 3, "\(reading) statements to read 100 batched faults")
+        #expect(afterFetch - before <= 4)
+    }
+
+    @Test func prefetchingReadsEachRelationshipOnce() throws {
+        let (coordinator, store, directory) = try makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        var request = FetchRequest<TestEmployee>(entityName: "Employee")
+        request.relationshipKeyPathsForPrefetching = ["department"]
+        let before = store.statementCount
+        let employees = try context.fetch(request)
+        let afterFetch = store.statementCount
+        #expect(afterFetch - before <= 8, "\(afterFetch - before) statements for the fetch and its prefetch")
+        let departments = Set(employees.compactMap { $0.department?.name })
+        #expect(departments.count == 10)
+        #expect(store.statementCount == afterFetch, "reading prefetched departments ran SQL")
+    }
+
+    @Test func firingFaultsOneByOneCostsAStatementEach() throws {
+        let (coordinator, store, directory) = try makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let reader = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let ids = try reader.fetchObjectIDs(FetchRequest<TestEmployee>(entityName: "Employee"))
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let before = store.statementCount
+        for id in ids.prefix(10) { try context.object(with: id).fireFault() }
+        #expect(store.statementCount - before >= 10)
+    }
+}
