@@ -206,17 +206,19 @@ enum ManagedFieldTable {
         var entity: ObjectIdentifier
     }
 
-    private static let bindings = Mutex<[BindingKey: [(offset: Int, index: Int)]]>([:])
+    /// The bindings, with the entity they are for: holding it keeps its identifier from being
+    /// reused by another entity while the bindings are cached.
+    private static let bindings = Mutex<[BindingKey: (entity: EntityDescription, bindings: [(offset: Int, index: Int)])]>([:])
 
     /// Where each ``Managed`` field of `type` lives and the index of its property in `entity`;
     /// fields the entity does not model are left out (their accessors stop with a message).
     static func bindings(for type: ManagedObject.Type, entity: EntityDescription) -> [(offset: Int, index: Int)] {
         let key = BindingKey(type: ObjectIdentifier(type), entity: ObjectIdentifier(entity))
-        if let known = bindings.withLock({ $0[key] }) { return known }
+        if let known = bindings.withLock({ $0[key]?.bindings }) { return known }
         _ = self.key(atOffset: -1, in: type)
         let table = tables.withLock { $0[ObjectIdentifier(type)] } ?? [:]
         let found = table.compactMap { offset, name in entity.propertiesByName[name].map { (offset: offset, index: $0.index) } }
-        bindings.withLock { $0[key] = found }
+        bindings.withLock { $0[key] = (entity, found) }
         return found
     }
 

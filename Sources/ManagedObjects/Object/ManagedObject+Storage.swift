@@ -227,14 +227,16 @@ extension ManagedObject {
         var entity: ObjectIdentifier
     }
 
-    private static let primitiveOverrides = Mutex<[OverrideKey: [Bool]]>([:])
+    /// The answers, with the entity they are for: holding it keeps its identifier from being
+    /// reused by another entity while the answer is cached.
+    private static let primitiveOverrides = Mutex<[OverrideKey: (entity: EntityDescription, overridden: [Bool])]>([:])
 
     /// For each property index, whether the class answers ``primitiveValue(forKey:)`` for the
     /// attribute itself (the guide's custom primitive accessors) instead of from the storage.
     /// Found once per class and entity by calling it on this object, which must not be a fault.
     final func attributesWithCustomPrimitiveAccessors() -> [Bool] {
         let key = OverrideKey(type: ObjectIdentifier(type(of: self)), entity: ObjectIdentifier(entity))
-        if let known = Self.primitiveOverrides.withLock({ $0[key] }) { return known }
+        if let known = Self.primitiveOverrides.withLock({ $0[key]?.overridden }) { return known }
         var overridden = [Bool](repeating: false, count: entity.properties.count)
         for attribute in entity.attributes {
             primitiveProbe = .probing
@@ -242,7 +244,7 @@ extension ManagedObject {
             overridden[attribute.index] = primitiveProbe != .reachedStorage
             primitiveProbe = .idle
         }
-        Self.primitiveOverrides.withLock { $0[key] = overridden }
+        Self.primitiveOverrides.withLock { [entity] in $0[key] = (entity, overridden) }
         return overridden
     }
 

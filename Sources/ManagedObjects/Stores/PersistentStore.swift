@@ -92,3 +92,23 @@ public struct PersistentStoreType: RawRepresentable, Hashable, Sendable, CustomS
     /// The name.
     public var description: String { rawValue }
 }
+
+/// Options for adding a persistent store.
+///
+/// Corresponds to the options dictionary of Core Data's `addPersistentStore(ofType:…options:)`.
+public struct PersistentStoreOptions: OptionSet, Sendable {
+    /// The raw bits.
+    public var rawValue: Int
+    /// Creates options from raw bits.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Migrate a store written with an earlier model when it is opened, inferring the changes:
+    /// new entities, new optional attributes or ones with a default value, new relationships,
+    /// removed properties and entities, and renames named by `renamingIdentifier`. A change that
+    /// cannot be inferred throws ``PersistenceError/Code/migrationFailed`` and leaves the store as
+    /// it was.
+    ///
+    /// Corresponds to `NSMigratePersistentStoresAutomaticallyOption` with
+    /// `NSInferMappingModelAutomaticallyOption`.
+    public static let lightweightMigration = PersistentStoreOptions(rawValue: 1 << 0)
+}

@@ -43,7 +43,10 @@ public final class PersistentStoreCoordinator: Sendable {
     ///
     /// - Parameters:
     ///   - type: The kind of store.
-    ///   - url: The store's file, for kinds that have one (``PersistentStoreType/sqlite``).
+    ///   - url: The store's file, for kinds that have one (``PersistentStoreType/sqlite``,
+    ///     ``PersistentStoreType/binary``).
+    ///   - options: ``PersistentStoreOptions/lightweightMigration`` to migrate a SQLite store
+    ///     written with an earlier model.
     /// - Returns: The store.
     /// - Throws: ``PersistenceError/Code/invalidStore`` for a kind this build cannot open, a
     ///   file store (``PersistentStoreType/sqlite``, ``PersistentStoreType/binary``) without a
@@ -52,7 +55,9 @@ public final class PersistentStoreCoordinator: Sendable {
     ///
     /// Corresponds to `-[NSPersistentStoreCoordinator addPersistentStoreWithType:configuration:URL:options:error:]`.
     @discardableResult
-    public func addPersistentStore(type: PersistentStoreType, at url: URL? = nil) throws -> any PersistentStore {
+    public func addPersistentStore(
+        type: PersistentStoreType, at url: URL? = nil, options: PersistentStoreOptions = []
+    ) throws -> any PersistentStore {
         switch type {
         case .inMemory:
             let store = InMemoryStore()
@@ -69,7 +74,7 @@ public final class PersistentStoreCoordinator: Sendable {
             guard let url else {
                 throw PersistenceError(.invalidStore, message: "a SQLite store needs the URL of its file")
             }
-            let store = try SQLiteStore(url: url, model: managedObjectModel)
+            let store = try SQLiteStore(url: url, model: managedObjectModel, options: options)
             addPersistentStore(store)
             return store
         default:

@@ -17,7 +17,7 @@ extension SQLiteStore {
     /// - Throws: ``SQLiteError`` (an unreadable file); ``PersistenceError`` with
     ///   ``PersistenceError/Code/invalidStore`` or ``PersistenceError/Code/incompatibleModel``.
     static func prepare(
-        _ connection: SQLiteConnection, schema: SQLiteSchema, model: ManagedObjectModel, path: String
+        _ connection: SQLiteConnection, schema: SQLiteSchema, model: ManagedObjectModel, path: String, migrate: Bool
     ) throws -> String {
         // The first read of the file: a file of another kind fails here with SQLITE_NOTADB.
         let journal = try connection.prepare("PRAGMA journal_mode = WAL")
@@ -41,7 +41,7 @@ extension SQLiteStore {
                 }
                 return try create(connection, schema: schema, model: model)
             }
-            return try check(connection, model: model, path: path)
+            return try check(connection, schema: schema, model: model, path: path, migrate: migrate)
         }
     }
 
@@ -68,7 +68,9 @@ extension SQLiteStore {
     }
 
     /// Reads the metadata of an existing store and compares it with the model.
-    private static func check(_ connection: SQLiteConnection, model: ManagedObjectModel, path: String) throws -> String {
+    private static func check(
+        _ connection: SQLiteConnection, schema: SQLiteSchema, model: ManagedObjectModel, path: String, migrate: Bool
+    ) throws -> String {
         var metadata: [String: String] = [:]
         try connection.prepare("SELECT \"Z_KEY\", \"Z_VALUE\" FROM \"Z_METADATA\"").forEachRow { row in
             metadata[row.text(at: 0)] = row.text(at: 1)
@@ -91,6 +93,10 @@ extension SQLiteStore {
         let added = current.keys.filter { stored[$0] == nil }.sorted()
         let removed = stored.keys.filter { current[$0] == nil }.sorted()
         let changed = current.keys.filter { stored[$0] != nil && stored[$0] != current[$0] }.sorted()
+        if !(added.isEmpty && removed.isEmpty && changed.isEmpty) && migrate {
+            try Self.migrate(connection, schema: schema, model: model, storedEntities: Set(stored.keys), path: path)
+            return identifier
+        }
         if !(added.isEmpty && removed.isEmpty && changed.isEmpty) {
             var parts: [String] = []
             if !added.isEmpty { parts.append("entities added: " + added.joined(separator: ", ")) }

@@ -56,14 +56,18 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - url: A file URL.
-    ///   - model: The model of the records; a file written with another model is refused.
+    ///   - model: The model of the records; a file written with another model is refused, or
+    ///     migrated with ``PersistentStoreOptions/lightweightMigration``.
+    ///   - options: ``PersistentStoreOptions/lightweightMigration`` to bring a file written with an
+    ///     earlier model up to `model` (see ``PersistentStoreOptions``).
     /// - Throws: ``PersistenceError/Code/invalidStore`` when the file cannot be opened, is not a
     ///   SQLite database, is corrupt, or is a database this library did not write;
     ///   ``PersistenceError/Code/incompatibleModel`` when it was written with a model whose
-    ///   entities differ (the message names them).
+    ///   entities differ (the message names them) and migration was not asked for;
+    ///   ``PersistenceError/Code/migrationFailed`` when the change cannot be inferred.
     ///
     /// Corresponds to `-[NSPersistentStoreCoordinator addPersistentStoreWithType:NSSQLiteStoreType …]`.
-    public init(url: URL, model: ManagedObjectModel) throws {
+    public init(url: URL, model: ManagedObjectModel, options: PersistentStoreOptions = []) throws {
         guard url.isFileURL else {
             throw PersistenceError(.invalidStore, message: "a SQLite store needs a file URL, not \(url)")
         }
@@ -79,7 +83,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         }
         connection.setBusyTimeout(milliseconds: 10_000)
         identifier = try mappingSQLiteErrors(.invalidStore) {
-            try Self.prepare(connection, schema: schema, model: model, path: url.path)
+            try Self.prepare(connection, schema: schema, model: model, path: url.path, migrate: options.contains(.lightweightMigration))
         }
         state = State(connection: connection)
     }

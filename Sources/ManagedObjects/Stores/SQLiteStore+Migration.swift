@@ -1,0 +1,148 @@
+import Foundation
+import ModelObjects
+
+extension SQLiteStore {
+    /// Brings a store written with an earlier model up to `model` in place (inside the
+    /// caller's transaction): lightweight migration, as Core Data infers it.
+    ///
+    /// What it does: creates the tables and join tables of new entities and relationships;
+    /// adds a column for each new attribute (filled with its default value) and to-one
+    /// relationship; renames tables, columns and stored entity names for entities and
+    /// properties whose `renamingIdentifier` names the old one; leaves the columns of removed
+    /// properties in place, unread. Then it records the model's version hashes.
+    ///
+    /// - Throws: ``PersistenceError/Code/migrationFailed`` for a change it cannot infer: a new
+    ///   non-optional attribute without a default value (existing rows would break the rule).
+    static func migrate(
+        _ connection: SQLiteConnection, schema: SQLiteSchema, model: ManagedObjectModel, storedEntities: Set<String>, path: String
+    ) throws {
+        var columnsByTable: [String: Set<String>] = [:]
+        var tableNames: [String] = []
+        try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            .forEachRow { tableNames.append($0.text(at: 0)) }
+        for name in tableNames {
+            var columns = Set<String>()
+            try connection.prepare("PRAGMA table_info(\(quoted(name)))").forEachRow { columns.insert($0.text(at: 1).uppercased()) }
+            columnsByTable[name.uppercased()] = columns
+        }
+        let creation = schema.creationStatements
+        func statements(for table: String) -> [String] {
+            creation.filter { $0.hasPrefix("CREATE TABLE \(table) (") || $0.hasSuffix(" ON \(table) (\"Z_ENT\")") || $0.contains(" ON \(table) (") }
+        }
+
+        // Entities renamed: the model names the old entity in `renamingIdentifier`.
+        var renamedEntities: [(old: String, new: String)] = []
+        for entity in model.entities where !storedEntities.contains(entity.name) {
+            if let old = entity.renamingIdentifier, storedEntities.contains(old) { renamedEntities.append((old, entity.name)) }
+        }
+
+        for table in schema.tables {
+            let name = unquoted(table.name)
+            if columnsByTable[name.uppercased()] == nil {
+                let root = model.entity(named: table.rootEntityName)
+                if let old = root?.renamingIdentifier, columnsByTable[("Z" + old).uppercased()] != nil {
+                    try connection.execute("ALTER TABLE \(quoted("Z" + old.uppercased())) RENAME TO \(table.name)")
+                    columnsByTable[name.uppercased()] = columnsByTable.removeValue(forKey: ("Z" + old).uppercased())
+                } else {
+                    for statement in statements(for: table.name) { try connection.execute(statement) }
+                    try connection.prepare("INSERT OR IGNORE INTO \"Z_PRIMARYKEY\" (\"Z_ENT\", \"Z_MAX\") VALUES (?, 0)")
+                        .execute([.text(table.rootEntityName)])
+                    continue
+                }
+            }
+            var columns = columnsByTable[name.uppercased()] ?? []
+            let hierarchy = model.entities.filter { entity in
+                var root = entity
+                while let parent = root.superentity { root = parent }
+                return root.name == table.rootEntityName
+            }
+            for column in table.columns {
+                let columnName = unquoted(column.name)
+                if columns.contains(columnName.uppercased()) { continue }
+                let owner = hierarchy.first { entity in
+                    entity.ownProperties.contains { "Z" + $0.name.uppercased() == columnName }
+                }
+                let property = owner?.ownProperties.first { "Z" + $0.name.uppercased() == columnName }
+                if let old = property?.renamingIdentifier, columns.contains(("Z" + old).uppercased()) {
+                    try connection.execute("ALTER TABLE \(table.name) RENAME COLUMN \(quoted("Z" + old.uppercased())) TO \(column.name)")
+                    columns.remove(("Z" + old).uppercased())
+                    columns.insert(columnName.uppercased())
+                    continue
+                }
+                if let attribute = property as? AttributeDescription, !attribute.isOptional, attribute.defaultValue == nil {
+                    throw PersistenceError(
+                        .migrationFailed,
+                        message: "\(path): cannot add the non-optional attribute \(owner?.name ?? "?").\(attribute.name) "
+                            + "without a default value (existing records would have none)")
+                }
+                try connection.execute("ALTER TABLE \(table.name) ADD COLUMN \(column.name) \(column.type)")
+                columns.insert(columnName.uppercased())
+                if let attribute = property as? AttributeDescription, let owner, let defaultValue = attribute.defaultValue,
+                   let value = StoreValue(attributeValue: defaultValue, type: attribute.attributeType) {
+                    let kinds = model.entities.filter { $0.isKindOf(entity: owner) }.map(\.name)
+                    let placeholders = Array(repeating: "?", count: kinds.count).joined(separator: ", ")
+                    try connection.prepare("UPDATE \(table.name) SET \(column.name) = ? WHERE \"Z_ENT\" IN (\(placeholders))")
+                        .execute([sqliteValue(value)] + kinds.map { .text($0) })
+                }
+            }
+            for indexed in table.indexedColumns {
+                let index = quoted(name + "_" + unquoted(indexed))
+                try connection.execute("CREATE INDEX IF NOT EXISTS \(index) ON \(table.name) (\(indexed))")
+            }
+            columnsByTable[name.uppercased()] = columns
+        }
+        for join in schema.joinTables where columnsByTable[unquoted(join.name).uppercased()] == nil {
+            for statement in statements(for: join.name) { try connection.execute(statement) }
+        }
+        for (old, new) in renamedEntities {
+            for table in schema.tables {
+                try connection.prepare("UPDATE \(table.name) SET \"Z_ENT\" = ? WHERE \"Z_ENT\" = ?").execute([.text(new), .text(old)])
+            }
+            try connection.prepare("UPDATE \"Z_PRIMARYKEY\" SET \"Z_ENT\" = ? WHERE \"Z_ENT\" = ?").execute([.text(new), .text(old)])
+        }
+
+        try connection.execute("DELETE FROM \"Z_METADATA\" WHERE \"Z_KEY\" LIKE 'entity.%' OR \"Z_KEY\" = 'modelVersionHash'")
+        let metadata = try connection.prepare("INSERT INTO \"Z_METADATA\" (\"Z_KEY\", \"Z_VALUE\") VALUES (?, ?)")
+        try metadata.execute([.text(MetadataKey.modelVersionHash), .text(hex(model.versionHash))])
+        for entity in model.entities {
+            try metadata.execute([.text(MetadataKey.entityPrefix + entity.name), .text(hex(entity.versionHash))])
+        }
+    }
+}
+
+extension StoreValue {
+    /// A value of an attribute type as a store keeps it; nil when `value` is not of the type.
+    init?(attributeValue value: Any, type: AttributeType) {
+        switch type {
+        case .integer16, .integer32, .integer64:
+            guard let integer = convertKeyValue(value, to: Int64.self) else { return nil }
+            self = .integer(integer)
+        case .double, .float:
+            guard let double = convertKeyValue(value, to: Double.self) else { return nil }
+            self = .double(double)
+        case .decimal:
+            guard let decimal = convertKeyValue(value, to: Decimal.self) else { return nil }
+            self = .decimal(decimal)
+        case .string:
+            guard let string = value as? String else { return nil }
+            self = .string(string)
+        case .boolean:
+            guard let bool = value as? Bool else { return nil }
+            self = .boolean(bool)
+        case .date:
+            guard let date = value as? Date else { return nil }
+            self = .date(date)
+        case .binaryData:
+            guard let data = value as? Data else { return nil }
+            self = .data(data)
+        case .uuid:
+            guard let uuid = value as? UUID else { return nil }
+            self = .uuid(uuid)
+        case .uri:
+            guard let url = value as? URL else { return nil }
+            self = .uri(url)
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+@testable import ManagedObjects
+
+@Suite struct SQLiteMigrationTests {
+    private let directory = FileManager.default.temporaryDirectory.appendingPathComponent("migration-\(UUID().uuidString)")
+    private var url: URL { directory.appendingPathComponent("store.sqlite") }
+
+    private func context(_ model: ManagedObjectModel, migrate: Bool = false) throws -> ManagedObjectContext {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: url, options: migrate ? .lightweightMigration : [])
+        return ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+    }
+
+    private func version1() throws -> ManagedObjectModel {
+        try ManagedObjectModel { Entity("Person") { Property("name", .string); Property("nickname", .string) } }
+    }
+
+    private func people(_ context: ManagedObjectContext, entity: String = "Person", key: String = "name") throws -> [String] {
+        try context.fetch(FetchRequest<ManagedObject>(entityName: entity, sortDescriptors: [KeyPathSortDescriptor(key: key)]))
+            .compactMap { try $0.value(forKey: key) as? String }
+    }
+
+    private func seed() throws {
+        let context = try context(try version1())
+        for name in ["Ada", "Grace"] {
+            try context.insertNewObject(forEntityName: "Person").setValue(name, forKey: "name")
+        }
+        try context.save()
+    }
+
+    @Test func addingAttributesEntitiesAndRelationshipsMigratesWhenAsked() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try seed()
+        let version2 = try ManagedObjectModel {
+            Entity("Person") {
+                Property("name", .string)
+                Property("age", .integer16, optional: false, defaultValue: 30)
+                Property("email", .string)
+                Property("pets", to: "Pet", inverse: "owner", toMany: true)
+            }
+            Entity("Pet") {
+                Property("name", .string)
+                Property("owner", to: "Person", inverse: "pets")
+            }
+        }
+        do {
+            _ = try context(version2)
+            Issue.record("opening with another model should fail without migration")
+        } catch let error as PersistenceError {
+            #expect(error.code == .incompatibleModel)
+            #expect(error.message.contains("entities added: Pet"))
+        }
+        let context = try context(version2, migrate: true)
+        #expect(try people(context) == ["Ada", "Grace"])
+        let ada = try #require(try context.fetch(FetchRequest<ManagedObject>(
+            entityName: "Person", predicate: try KeyValuePredicate(format: "name == 'Ada'"))).first)
+        #expect(try ada.value(forKey: "age") as? Int16 == 30)
+        #expect(try ada.value(forKey: "email") == nil)
+        let pet = try context.insertNewObject(forEntityName: "Pet")
+        try pet.setValue("Rex", forKey: "name")
+        try pet.setValue(ada, forKey: "owner")
+        try context.save()
+        let reopened = try self.context(version2)
+        let count = try reopened.count(for: FetchRequest<ManagedObject>(
+            entityName: "Person", predicate: try KeyValuePredicate(format: "ANY pets.name == 'Rex' AND age == 30")))
+        #expect(count == 1)
+    }
+
+    @Test func renamesFollowRenamingIdentifiers() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try seed()
+        let renamed = try ManagedObjectModel {
+            Entity("Human", renamingIdentifier: "Person") {
+                Property("fullName", .string, renamingIdentifier: "name")
+            }
+        }
+        let context = try context(renamed, migrate: true)
+        #expect(try people(context, entity: "Human", key: "fullName") == ["Ada", "Grace"])
+        try context.insertNewObject(forEntityName: "Human").setValue("Alan", forKey: "fullName")
+        try context.save()
+        #expect(try people(try self.context(renamed), entity: "Human", key: "fullName") == ["Ada", "Alan", "Grace"])
+    }
+
+    @Test func aChangeThatCannotBeInferredFailsAndLeavesTheStoreAsItWas() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try seed()
+        let impossible = try ManagedObjectModel {
+            Entity("Person") {
+                Property("name", .string)
+                Property("badge", .integer32, optional: false)
+            }
+        }
+        do {
+            _ = try context(impossible, migrate: true)
+            Issue.record("expected a migration failure")
+        } catch let error as PersistenceError {
+            #expect(error.code == .migrationFailed)
+            #expect(error.message.contains("Person.badge"))
+        }
+        #expect(try people(try context(try version1())) == ["Ada", "Grace"])
+    }
+}
