@@ -1,8 +1,11 @@
 // The Employee/Department demo: `swift run employees`.
 //
 // It walks through the library on the sample models: key-value coding, key-value observing,
-// validation, archiving and copying; then managed objects in a context: inserts, inverse
-// relationships, an invalid change and its errors, a save, an undo.
+// validation, archiving and copying; managed objects in a context (inserts, inverse
+// relationships, an invalid change and its errors, a save, an undo); and a SQLite store: save,
+// reopen, a predicate fetch, faults firing, a lightweight migration.
+//
+//     swift run employees [--store PATH]     (PATH: a SQLite file; a temporary one by default)
 
 import Foundation
 import ManagedObjects
@@ -164,6 +167,81 @@ do {
     show("deleted objects (cascade)", context.deletedObjects.count)
     try context.save()
     show("registered objects after saving the delete", context.registeredObjects.count)
+
+    section("Persistence (SQLite)")
+    let arguments = CommandLine.arguments
+    let storeURL: URL
+    if let index = arguments.firstIndex(of: "--store"), index + 1 < arguments.count {
+        storeURL = URL(fileURLWithPath: arguments[index + 1])
+    } else {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("employees-demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        storeURL = directory.appendingPathComponent("Employees.sqlite")
+    }
+    show("store file", storeURL.path)
+    do {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try SampleModel.makeModel(version: 1))
+        try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: .lightweightMigration)
+        let writer = ManagedObjectContext(coordinator: coordinator)
+        let existing = try writer.count(for: FetchRequest<ManagedEmployee>(entityName: "Employee"))
+        if existing == 0 {
+            for (index, name) in ["Research", "Sales", "Operations"].enumerated() {
+                let department = ManagedDepartment(context: writer)
+                department.name = name
+                department.budget = Decimal(100_000 * (index + 1))
+                for member in 0..<10 {
+                    let employee = ManagedEmployee(context: writer)
+                    employee.firstName = ["Ada", "Grace", "Alan", "Edsger", "Barbara"][member % 5]
+                    employee.lastName = "\(name)-\(member)"
+                    employee.employeeID = Int64(index * 100 + member)
+                    employee.salary = Double(90_000 + 5_000 * member)
+                    employee.department = department
+                }
+            }
+            try writer.save()
+            show("saved", "3 departments, 30 employees")
+        } else {
+            show("found in the file", "\(existing) employees (run again without --store for a fresh file)")
+        }
+    }
+    // Reopen the file with a new coordinator and context.
+    let reopened = PersistentStoreCoordinator(managedObjectModel: try SampleModel.makeModel(version: 1))
+    try reopened.addPersistentStore(type: .sqlite, at: storeURL)
+    let reader = ManagedObjectContext(coordinator: reopened)
+    var wellPaid = FetchRequest<ManagedEmployee>(
+        entityName: "Employee",
+        predicate: try KeyValuePredicate(format: "salary >= %d AND department.name BEGINSWITH[c] %@", 125_000, "r"),
+        sortDescriptors: [KeyPathSortDescriptor(key: "salary", ascending: false)])
+    wellPaid.fetchBatchSize = 2
+    let found = try reader.fetch(wellPaid)
+    show("fetched with \"salary >= 125000 AND department.name BEGINSWITH[c] 'r'\"", found.count)
+    show("faults before reading", found.map(\.isFault))
+    show("first one", "\(found.first?.fullName ?? "-"), \(found.first?.salary ?? 0)")
+    show("faults after reading one (its batch of 2 loaded together)", found.map(\.isFault))
+    show("their department (a to-one fault, fired on read)", found.first?.department?.name ?? "-")
+
+    // Version 2 of the model adds Employee.email and a Project entity: migrate on open.
+    let model2 = try SampleModel.makeModel(version: 2)
+    do {
+        let strict = PersistentStoreCoordinator(managedObjectModel: model2)
+        _ = try strict.addPersistentStore(type: .sqlite, at: storeURL)
+    } catch {
+        show("opening with version 2, no migration", error)
+    }
+    let migrated = PersistentStoreCoordinator(managedObjectModel: model2)
+    try migrated.addPersistentStore(type: .sqlite, at: storeURL, options: .lightweightMigration)
+    let migratedContext = ManagedObjectContext(coordinator: migrated)
+    let everyone = try migratedContext.fetch(FetchRequest<ManagedEmployee>(
+        entityName: "Employee", sortDescriptors: [KeyPathSortDescriptor(key: "employeeID")]))
+    show("after migration: employees kept", everyone.count)
+    if let first = everyone.first {
+        show("the new email attribute of \(first.fullName)", (try first.value(forKey: "email")) ?? "nil")
+        try first.setValue("ada@example.com", forKey: "email")
+    }
+    let project = try migratedContext.insertNewObject(forEntityName: "Project")
+    try project.setValue("Analytical Engine", forKey: "title")
+    try migratedContext.save()
+    show("saved an email and a Project in the migrated store", try migratedContext.count(for: FetchRequest<ManagedObject>("Project")))
 } catch {
     print("error: \(error)")
     exit(1)
