@@ -104,6 +104,56 @@ enum SQLiteBenchmarks {
             }
         }
 
+        // 3. Faults: 10,000 fired one by one (one query each) and in batches of 500 (one query
+        // a batch), and a to-many prefetch, against raw SQL selecting the same rows by key.
+        var oneByOne = Double.nan, batched = Double.nan, prefetch = Double.nan, rawByKey = Double.nan, rawAll = Double.nan
+        let faults = 10_000
+        if wanted("faults"), let directory = try? makeDirectory() {
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let url = directory.appendingPathComponent("Store.sqlite")
+            if let store = try? SQLiteStore(url: url, model: model),
+               let changes = makeChanges(store: store, model: model, startDate: startDate),
+               (try? store.newPrimaryKeys(for: changes.employee, count: count)) != nil,
+               (try? store.apply(changes.changes)) != nil {
+                let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+                coordinator.addPersistentStore(store)
+                let ids = changes.changes.inserted.map(\.objectID).filter { $0.entity.name == "Employee" }.prefix(faults)
+                oneByOne = best(runs) { _ in
+                    let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                    let objects = ids.map { context.object(with: $0) }
+                    let start = now()
+                    for object in objects { try? object.fireFault() }
+                    return Double(now() - start)
+                }
+                batched = best(runs) { _ in
+                    let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                    var request = FetchRequest<ManagedEmployee>(entityName: "Employee")
+                    request.fetchLimit = faults
+                    request.fetchBatchSize = 500
+                    let start = now()
+                    let objects = (try? context.fetch(request)) ?? []
+                    var total = 0.0
+                    for object in objects { total += object.salary }
+                    blackHole(total)
+                    return Double(now() - start)
+                }
+                prefetch = best(runs) { _ in
+                    let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                    var request = FetchRequest<ManagedDepartment>(entityName: "Department")
+                    request.relationshipKeyPathsForPrefetching = ["employees"]
+                    let start = now()
+                    let departments = (try? context.fetch(request)) ?? []
+                    var total = 0.0
+                    for department in departments { for employee in department.employees { total += employee.salary } }
+                    blackHole(total)
+                    return Double(now() - start)
+                }
+                let keys = ids.compactMap(\.primaryKey)
+                rawByKey = best(runs) { _ in rawSelectByKey(path: url.path, keys: Array(keys)) }
+                rawAll = best(runs) { _ in rawSelect(path: url.path, wholeRows: true) }
+            }
+        }
+
         print("## SQLite store")
         print()
         print("| Operation | Library (best of \(runs)) | Per object | Raw SQLite C API | Ratio |")
@@ -116,7 +166,36 @@ enum SQLiteBenchmarks {
         row("the store's part: reserve keys and apply 100,000 inserted records", storeApply, raw)
         row("fetch 100,000 with `salary >= 40000` and read `salary`" + (fetchApplied ? " (predicate in SQL)" : " (predicate not translated)"), fetch, rawFetch)
         row("the same fetch against raw SQL reading every column of each row into Swift values", fetch, rawFetchRows)
+        func faultRow(_ name: String, _ library: Double, _ baseline: Double, _ objects: Int) {
+            print("| \(name) | \(formatDuration(library)) | \(formatDuration(library / Double(objects))) | \(formatDuration(baseline)) | \(String(format: "%.1fx", library / baseline)) |")
+        }
+        faultRow("fire 10,000 faults one by one (raw: 10,000 selects by key)", oneByOne, rawByKey, faults)
+        faultRow("fetch 10,000 in batches of 500 and read `salary` of each (raw: the same selects by key)", batched, rawByKey, faults)
+        faultRow("fetch 10 departments prefetching `employees` (100,000), read every salary (raw: every row read)", prefetch, rawAll, count)
         print()
+    }
+
+    /// Raw SQL: one prepared select by primary key, stepped for each key, reading every column.
+    private static func rawSelectByKey(path: String, keys: [Int64]) -> Double? {
+        var database: OpaquePointer?
+        guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return nil }
+        defer { sqlite3_close_v2(database) }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(database, "SELECT * FROM ZEMPLOYEE WHERE Z_PK = ?", -1, &statement, nil) == SQLITE_OK else {
+            return nil
+        }
+        defer { sqlite3_finalize(statement) }
+        let start = now()
+        var total = 0.0
+        for key in keys {
+            sqlite3_bind_int64(statement, 1, key)
+            while sqlite3_step(statement) == SQLITE_ROW {
+                for column in 0..<sqlite3_column_count(statement) { total += sqlite3_column_double(statement, column) }
+            }
+            sqlite3_reset(statement)
+        }
+        blackHole(total)
+        return Double(now() - start)
     }
 
     /// The best of `runs` timings, each with a fresh temporary directory; nil timings are skipped.
