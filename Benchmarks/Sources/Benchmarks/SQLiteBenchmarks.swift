@@ -76,6 +76,7 @@ enum SQLiteBenchmarks {
 
         // 3. Fetch 100,000 employees with a predicate and read one attribute of each.
         var fetch = Double.nan, rawFetch = Double.nan, rawFetchRows = Double.nan, fetchApplied = false
+        var contextFetch = Double.nan, dictionaryFetch = Double.nan, countFetch = Double.nan, rawCount = Double.nan
         if wanted("fetch"), let directory = try? makeDirectory() {
             defer { try? FileManager.default.removeItem(at: directory) }
             let url = directory.appendingPathComponent("Store.sqlite")
@@ -99,6 +100,39 @@ enum SQLiteBenchmarks {
                     blackHole(total)
                     return Double(now() - start)
                 }
+                // The same through a context: managed objects (faults filled from the fetch's
+                // rows), dictionaries of the one property, and a count.
+                let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+                coordinator.addPersistentStore(store)
+                let objectRequest = FetchRequest<ManagedEmployee>(entityName: "Employee", predicate: predicate)
+                contextFetch = best(runs) { _ in
+                    let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                    let start = now()
+                    var total = 0.0
+                    let employees = (try? context.fetch(objectRequest)) ?? []
+                    for employee in employees { total += employee.salary }
+                    blackHole(total)
+                    if employees.count != count { print("context fetch read \(employees.count)") }
+                    return Double(now() - start)
+                }
+                dictionaryFetch = best(runs) { _ in
+                    let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                    let start = now()
+                    var total = 0.0
+                    let rows = (try? context.fetchDictionaries(objectRequest, properties: ["salary"])) ?? []
+                    for row in rows { total += row["salary"] as? Double ?? 0 }
+                    blackHole(total)
+                    if rows.count != count { print("dictionary fetch read \(rows.count)") }
+                    return Double(now() - start)
+                }
+                countFetch = best(runs) { _ in
+                    let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                    let start = now()
+                    let counted = (try? context.count(for: objectRequest)) ?? 0
+                    if counted != count { print("count read \(counted)") }
+                    return Double(now() - start)
+                }
+                rawCount = best(runs) { _ in rawCountRows(path: url.path) }
                 rawFetch = best(runs) { _ in rawSelect(path: url.path, wholeRows: false) }
                 rawFetchRows = best(runs) { _ in rawSelect(path: url.path, wholeRows: true) }
             }
@@ -166,6 +200,9 @@ enum SQLiteBenchmarks {
         row("the store's part: reserve keys and apply 100,000 inserted records", storeApply, raw)
         row("fetch 100,000 with `salary >= 40000` and read `salary`" + (fetchApplied ? " (predicate in SQL)" : " (predicate not translated)"), fetch, rawFetch)
         row("the same fetch against raw SQL reading every column of each row into Swift values", fetch, rawFetchRows)
+        row("fetch the 100,000 as managed objects through a context, read `salary` of each", contextFetch, rawFetch)
+        row("fetch dictionaries of `salary` (`propertiesToFetch`) through a context", dictionaryFetch, rawFetch)
+        row("`count(for:)` of the same request (raw: `SELECT COUNT(*)`)", countFetch, rawCount)
         func faultRow(_ name: String, _ library: Double, _ baseline: Double, _ objects: Int) {
             print("| \(name) | \(formatDuration(library)) | \(formatDuration(library / Double(objects))) | \(formatDuration(baseline)) | \(String(format: "%.1fx", library / baseline)) |")
         }
@@ -173,6 +210,22 @@ enum SQLiteBenchmarks {
         faultRow("fetch 10,000 in batches of 500 and read `salary` of each (raw: the same selects by key)", batched, rawByKey, faults)
         faultRow("fetch 10 departments prefetching `employees` (100,000), read every salary (raw: every row read)", prefetch, rawAll, count)
         print()
+    }
+
+    /// Raw SQL: the number of employees with `ZSALARY >= 40000`.
+    private static func rawCountRows(path: String) -> Double? {
+        var database: OpaquePointer?
+        guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return nil }
+        defer { sqlite3_close_v2(database) }
+        let start = now()
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(database, "SELECT COUNT(*) FROM ZEMPLOYEE WHERE ZSALARY >= ?", -1, &statement, nil)
+        sqlite3_bind_double(statement, 1, 40_000)
+        var counted: Int64 = 0
+        if sqlite3_step(statement) == SQLITE_ROW { counted = sqlite3_column_int64(statement, 0) }
+        sqlite3_finalize(statement)
+        blackHole(counted)
+        return Double(now() - start)
     }
 
     /// Raw SQL: one prepared select by primary key, stepped for each key, reading every column.

@@ -26,7 +26,8 @@ extension ManagedObjectContext {
     ///
     /// Corresponds to a fetch with `resultType` `.managedObjectIDResultType`.
     public func fetchObjectIDs<Object>(_ request: FetchRequest<Object>) throws -> [ManagedObjectID] {
-        try fetchObjects(request).map(\.objectID)
+        if let rows = try storeRows(request, attributes: []) { return rows.objectIDs }
+        return try fetchObjects(request).map(\.objectID)
     }
 
     /// The values of `properties` (all attributes when nil) of the objects a request describes,
@@ -37,6 +38,22 @@ extension ManagedObjectContext {
     ///
     /// Corresponds to a fetch with `resultType` `.dictionaryResultType` and `propertiesToFetch`.
     public func fetchDictionaries<Object>(_ request: FetchRequest<Object>, properties: [String]? = nil) throws -> [[String: Any]] {
+        if let entity = persistentStoreCoordinator.managedObjectModel.entity(named: request.entityName),
+           let attributes = Self.storeReadableAttributes(properties, of: entity, includesSubentities: request.includesSubentities),
+           let rows = try storeRows(request, attributes: attributes) {
+            var dictionaries: [[String: Any]] = []
+            dictionaries.reserveCapacity(rows.objectIDs.count)
+            var offset = 0
+            for _ in rows.objectIDs {
+                var dictionary = [String: Any](minimumCapacity: attributes.count)
+                for attribute in attributes {
+                    if let value = objectValue(rows.values[offset], for: attribute) { dictionary[attribute.name] = value }
+                    offset += 1
+                }
+                dictionaries.append(dictionary)
+            }
+            return dictionaries
+        }
         let objects = try fetchObjects(request)
         return try objects.map { object in
             let keys = properties ?? object.entity.attributes.map(\.name)
@@ -54,7 +71,54 @@ extension ManagedObjectContext {
     ///
     /// Corresponds to `-[NSManagedObjectContext countForFetchRequest:error:]`.
     public func count<Object>(for request: FetchRequest<Object>) throws -> Int {
-        try fetchObjects(request).count
+        if let storeRequest = try wholeStoreRequest(request), let store = persistentStoreCoordinator.persistentStores.first,
+           let count = try store.count(for: storeRequest) {
+            return count
+        }
+        return try fetchObjects(request).count
+    }
+
+    /// The request as the store gets it, when the store's answer alone is the answer: one store,
+    /// and no unsaved change of this context that the request must see. Nil otherwise.
+    private func wholeStoreRequest<Object>(_ request: FetchRequest<Object>) throws -> StoreFetchRequest? {
+        guard persistentStoreCoordinator.persistentStores.count == 1, !(request.includesPendingChanges && hasChanges) else {
+            return nil
+        }
+        let model = persistentStoreCoordinator.managedObjectModel
+        guard let entity = model.entity(named: request.entityName) else {
+            throw ModelError(.unknownEntity, entity: request.entityName, message: "the model has no entity named '\(request.entityName)'")
+        }
+        return StoreFetchRequest(
+            entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
+            sortDescriptors: request.sortDescriptors, fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset)
+    }
+
+    /// The IDs and `attributes` of the records a request describes, read by the store alone
+    /// (see ``wholeStoreRequest(_:)``), or nil.
+    private func storeRows<Object>(_ request: FetchRequest<Object>, attributes: [AttributeDescription]) throws -> StoreAttributeRows? {
+        guard let storeRequest = try wholeStoreRequest(request), let store = persistentStoreCoordinator.persistentStores.first else {
+            return nil
+        }
+        return try store.fetchAttributes(attributes, for: storeRequest)
+    }
+
+    /// The attributes a dictionary fetch reads, when a store can read them as columns: plain,
+    /// persistent attribute names (not key paths or relationships); every attribute of the
+    /// entity when `properties` is nil, none is transient and no subentity that the request
+    /// includes adds its own. Nil otherwise.
+    private static func storeReadableAttributes(
+        _ properties: [String]?, of entity: EntityDescription, includesSubentities: Bool
+    ) -> [AttributeDescription]? {
+        guard let properties else {
+            let subentitiesAddAttributes = includesSubentities && !entity.subentities.isEmpty
+            return subentitiesAddAttributes || entity.attributes.contains(where: \.isTransient) ? nil : entity.attributes
+        }
+        var attributes: [AttributeDescription] = []
+        for name in properties {
+            guard let attribute = entity.attributesByName[name], !attribute.isTransient else { return nil }
+            attributes.append(attribute)
+        }
+        return attributes
     }
 
     private func fetchObjects<Object>(_ request: FetchRequest<Object>) throws -> [ManagedObject] {

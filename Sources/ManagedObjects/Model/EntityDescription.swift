@@ -24,7 +24,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     // SAFETY: `managedObjectModel` is the only mutable state. It is written once, at the end of
     // `ManagedObjectModel.init`, before the model or any of its entities can be reached from
     // another thread, and never written again; every other stored property is a `let` of a
-    // `Sendable` type (metatypes are `Sendable`). Weak loads are atomic in the Swift runtime.
+    // `Sendable` type (metatypes are `Sendable`), but for `initialValues`, a `let` array never
+    // mutated whose elements are the attributes' `Sendable` default values and empty
+    // collections. Weak loads are atomic in the Swift runtime.
 
     /// The entity's name, unique in its model.
     ///
@@ -111,6 +113,11 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// rather than unretained.
     public internal(set) weak var managedObjectModel: ManagedObjectModel?
 
+    /// What a new object's storage starts as, by property index: each attribute's default
+    /// value, empty to-many collections, nil elsewhere. Shared by every new object and fault
+    /// (copied on first write).
+    package let initialValues: ContiguousArray<Any?>
+
     init(
         spec: Entity, managedObjectClass: ManagedObject.Type, superentity: EntityDescription?,
         subentityNames: [String], ownProperties: [PropertyDescription]
@@ -135,6 +142,12 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         self.relationships = relationships
         attributesByName = Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         relationshipsByName = Dictionary(relationships.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var initialValues = ContiguousArray<Any?>(repeating: nil, count: properties.count)
+        for attribute in attributes { initialValues[attribute.index] = attribute.defaultValue }
+        for relationship in relationships where relationship.isToMany {
+            initialValues[relationship.index] = relationship.isOrdered ? [ManagedObject]() as Any : Set<ManagedObject>() as Any
+        }
+        self.initialValues = initialValues
         renamingIdentifier = spec.renamingIdentifier
         versionHashModifier = spec.versionHashModifier
         userInfo = spec.userInfo

@@ -7,16 +7,9 @@ import Synchronization
 
 extension ManagedObject {
     /// Each attribute's default value, empty to-many collections, nil elsewhere.
+    @inline(__always)
     static func initialValues(of entity: EntityDescription) -> ContiguousArray<Any?> {
-        var values = ContiguousArray<Any?>(repeating: nil, count: entity.properties.count)
-        for property in entity.properties {
-            if let attribute = property as? AttributeDescription {
-                values[property.index] = attribute.defaultValue
-            } else if let relationship = property as? RelationshipDescription, relationship.isToMany {
-                values[property.index] = relationship.isOrdered ? [ManagedObject]() as Any : Set<ManagedObject>() as Any
-            }
-        }
-        return values
+        entity.initialValues
     }
 
     /// The modeled property named `key`.

@@ -59,6 +59,22 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// - Throws: ``PersistenceError`` when the store cannot be read.
     func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult
 
+    /// The number of records a fetch asks for (offset and limit applied), counted without
+    /// reading them; nil when the store cannot apply the whole request itself, and the context
+    /// then counts fetched objects. The default answers nil.
+    ///
+    /// - Throws: ``PersistenceError`` when the store cannot be read.
+    func count(for request: StoreFetchRequest) throws -> Int?
+
+    /// The IDs of the records a fetch asks for and the values of `attributes` of each, in the
+    /// request's order, read without making whole records; nil when the store cannot apply the
+    /// whole request (predicate, sort descriptors, offset and limit) itself, and the context
+    /// then reads fetched objects. `attributes` may be empty (only the IDs). The default
+    /// answers nil.
+    ///
+    /// - Throws: ``PersistenceError`` when the store cannot be read.
+    func fetchAttributes(_ attributes: [AttributeDescription], for request: StoreFetchRequest) throws -> StoreAttributeRows?
+
     /// Writes a save, all or nothing.
     ///
     /// - Throws: ``PersistenceError/Code/saveFailed`` (nothing is written).

@@ -19,9 +19,82 @@ extension SQLiteStore {
     ///
     /// - Throws: ``PersistenceError/Code/operationFailed``.
     public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
-        guard let mapping = schema.entities[request.entity.name] else {
+        guard let plan = plan(request) else {
             return StoreFetchResult(records: [], appliedPredicate: true, appliedSortAndLimit: true)
         }
+        let records = try withConnection(.operationFailed) { state in
+            try readRecords(
+                state.connection, table: plan.mapping.table, where: plan.condition, bindings: plan.bindings,
+                orderAndLimit: plan.orderAndLimit)
+        }
+        return StoreFetchResult(records: records, appliedPredicate: plan.appliedPredicate, appliedSortAndLimit: plan.appliedSortAndLimit)
+    }
+
+    /// Counts with `SELECT COUNT(*)` when the whole predicate translates to SQL; nil otherwise.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed``.
+    public func count(for request: StoreFetchRequest) throws -> Int? {
+        guard let plan = plan(request) else { return 0 }
+        guard plan.appliedPredicate else { return nil }
+        let sql = "SELECT COUNT(*) FROM \(plan.mapping.table)" + (plan.condition.isEmpty ? "" : " WHERE " + plan.condition)
+        let total = try withConnection(.operationFailed) { state in
+            var total: Int64 = 0
+            try state.connection.cachedStatement(sql).forEachRow(plan.bindings) { row in total = row.int64(at: 0) }
+            return Int(total)
+        }
+        let afterOffset = max(0, total - max(0, request.fetchOffset))
+        return request.fetchLimit > 0 ? min(afterOffset, request.fetchLimit) : afterOffset
+    }
+
+    /// Reads the keys and the attributes' columns, nothing else, when the predicate and the sort
+    /// descriptors translate to SQL; nil otherwise.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed``.
+    public func fetchAttributes(_ attributes: [AttributeDescription], for request: StoreFetchRequest) throws -> StoreAttributeRows? {
+        guard let plan = plan(request) else { return StoreAttributeRows(objectIDs: [], values: [], attributeCount: attributes.count) }
+        guard plan.appliedSortAndLimit else { return nil }
+        var columns: [(column: String, type: AttributeType)] = []
+        for attribute in attributes {
+            guard attribute.index < plan.mapping.storage.count,
+                  case .attribute(let column, let type) = plan.mapping.storage[attribute.index]
+            else { return nil }
+            columns.append((column, type))
+        }
+        let table = plan.mapping.table
+        let sql = "SELECT \(table).\"Z_PK\", \(table).\"Z_ENT\"" + columns.map { ", \(table).\($0.column)" }.joined()
+            + " FROM \(table)" + (plan.condition.isEmpty ? "" : " WHERE " + plan.condition) + plan.orderAndLimit
+        return try withConnection(.operationFailed) { state in
+            var rows = StoreAttributeRows(objectIDs: [], values: [], attributeCount: attributes.count)
+            var last: (name: String, entity: EntityDescription)?
+            try state.connection.cachedStatement(sql).forEachRow(plan.bindings) { row in
+                let key = row.int64(at: 0), name = row.text(at: 1)
+                let entity: EntityDescription
+                if let last, last.name == name {
+                    entity = last.entity
+                } else {
+                    guard let found = model.entity(named: name) else {
+                        throw PersistenceError(
+                            .operationFailed, message: "row \(key) of \(table) names an entity the model does not have: \(name)", sql: sql)
+                    }
+                    entity = found
+                    last = (name, found)
+                }
+                rows.objectIDs.append(ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, primaryKey: key)))
+                for (offset, column) in columns.enumerated() {
+                    let position = Int32(offset + 2)
+                    rows.values.append(
+                        row.isNull(at: position) ? .null : try decode(row, at: position, as: column.type, table: table, key: key))
+                }
+            }
+            return rows
+        }
+    }
+
+    /// A request in SQL: the table, the condition with its bindings, the ORDER BY and LIMIT
+    /// clause, and how much of the request they apply. Nil when the store has no table for the
+    /// entity (no records).
+    private func plan(_ request: StoreFetchRequest) -> FetchPlan? {
+        guard let mapping = schema.entities[request.entity.name] else { return nil }
         var translator = SQLitePredicateTranslator(entity: request.entity, mapping: mapping)
         let (entityCondition, entityBindings) = entityCondition(mapping, includesSubentities: request.includesSubentities)
         var conditions = entityCondition.isEmpty ? [] : [entityCondition]
@@ -53,11 +126,19 @@ extension SQLiteStore {
         if appliedSortAndLimit && (request.fetchLimit > 0 || request.fetchOffset > 0) {
             orderAndLimit += " LIMIT \(request.fetchLimit > 0 ? request.fetchLimit : -1) OFFSET \(max(0, request.fetchOffset))"
         }
-        let condition = conditions.joined(separator: " AND ")
-        let records = try withConnection(.operationFailed) { state in
-            try readRecords(state.connection, table: mapping.table, where: condition, bindings: bindings, orderAndLimit: orderAndLimit)
-        }
-        return StoreFetchResult(records: records, appliedPredicate: appliedPredicate, appliedSortAndLimit: appliedSortAndLimit)
+        return FetchPlan(
+            mapping: mapping, condition: conditions.joined(separator: " AND "), bindings: bindings, orderAndLimit: orderAndLimit,
+            appliedPredicate: appliedPredicate, appliedSortAndLimit: appliedSortAndLimit)
+    }
+
+    /// A fetch request in SQL; see ``plan(_:)``.
+    private struct FetchPlan {
+        var mapping: SQLiteSchema.EntityMapping
+        var condition: String
+        var bindings: [SQLiteValue]
+        var orderAndLimit: String
+        var appliedPredicate: Bool
+        var appliedSortAndLimit: Bool
     }
 }
 

@@ -278,7 +278,7 @@ extension SQLiteStore {
     }
 
     /// A column's value as the attribute's type.
-    private func decode(
+    func decode(
         _ row: SQLiteStatement, at position: Int32, as type: AttributeType, table: String, key: Int64
     ) throws -> StoreValue {
         func failure(_ what: String) -> PersistenceError {

@@ -52,7 +52,34 @@ public struct StoreFetchResult: Sendable {
     }
 }
 
+/// The IDs and chosen attribute values of the records a fetch asked for: what
+/// ``PersistentStore/fetchAttributes(_:for:)`` reads for counts, ID and dictionary results.
+public struct StoreAttributeRows: Sendable {
+    /// The records' IDs, in the request's order.
+    public var objectIDs: [ManagedObjectID]
+    /// The attribute values, row after row: the values of the record `objectIDs[row]` are at
+    /// `row * attributeCount ..< (row + 1) * attributeCount`, in the order asked for.
+    public var values: [StoreValue]
+    /// The number of values per row.
+    public var attributeCount: Int
+
+    /// Creates rows; `values` holds `attributeCount` values per ID.
+    public init(objectIDs: [ManagedObjectID], values: [StoreValue], attributeCount: Int) {
+        self.objectIDs = objectIDs
+        self.values = values
+        self.attributeCount = attributeCount
+    }
+}
+
 extension PersistentStore {
+    /// Answers nil: the context counts fetched objects.
+    public func count(for request: StoreFetchRequest) throws -> Int? { nil }
+
+    /// Answers nil: the context reads fetched objects.
+    public func fetchAttributes(_ attributes: [AttributeDescription], for request: StoreFetchRequest) throws -> StoreAttributeRows? {
+        nil
+    }
+
     /// The records of `objectIDs` that exist, read one by one; stores that can read several in
     /// one query do better.
     ///

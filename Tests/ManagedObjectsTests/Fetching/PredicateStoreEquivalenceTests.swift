@@ -68,4 +68,105 @@ import Testing
             #expect(Set(fetched.compactMap(\.firstName)) == expected, "\(format)")
         }
     }
+
+    /// Counts, IDs and dictionaries (which a store may answer by itself, without making
+    /// objects) agree with the objects a fetch returns, for every predicate, sort, offset and
+    /// limit, on every store type.
+    @Test(arguments: [PersistentStoreType.inMemory, .binary, .sqlite])
+    func countsIDsAndDictionariesMatchFetchedObjects(type: PersistentStoreType) throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("equivalence-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
+        try coordinator.addPersistentStore(type: type, at: type == .inMemory ? nil : url)
+        try populate(ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter()))
+        let sorts: [[KeyPathSortDescriptor]] = [
+            [], [KeyPathSortDescriptor(key: "salary", ascending: false)],
+            [KeyPathSortDescriptor(key: "lastName"), KeyPathSortDescriptor(key: "firstName", comparison: .caseInsensitive)],
+        ]
+        for format in Self.predicates {
+            for (sortDescriptors, (offset, limit)) in zip(sorts + sorts, [(0, 0), (0, 0), (0, 0), (1, 2), (2, 0), (0, 3)]) {
+                var request = FetchRequest<TestEmployee>(entityName: "Employee", predicate: try KeyValuePredicate(format: format))
+                request.sortDescriptors = sortDescriptors
+                request.fetchOffset = offset
+                request.fetchLimit = limit
+                let label = "\(format), sorted by \(sortDescriptors.map(\.key)), offset \(offset), limit \(limit)"
+                let reader = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                let objects = try reader.fetch(request)
+
+                let counter = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                #expect(try counter.count(for: request) == objects.count, "\(label)")
+                let identifier = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                let ids = try identifier.fetchObjectIDs(request)
+                let dictionaries = try identifier.fetchDictionaries(request, properties: ["firstName", "lastName", "salary", "age"])
+                if sortDescriptors.isEmpty {
+                    #expect(Set(ids) == Set(objects.map(\.objectID)), "\(label)")
+                } else {
+                    #expect(ids == objects.map(\.objectID), "\(label)")
+                    #expect(dictionaries.map { $0["firstName"] as? String } == objects.map(\.firstName), "\(label)")
+                }
+                let expected = Set(objects.map { "\($0.firstName ?? "-") \($0.lastName ?? "-") \($0.salary) \($0.age)" })
+                let read = Set(dictionaries.map { row in
+                    "\(row["firstName"] as? String ?? "-") \(row["lastName"] as? String ?? "-") \(row["salary"] as? Double ?? -1) \(row["age"] as? Int16 ?? -1)"
+                })
+                #expect(read == expected, "\(label)")
+                #expect(!dictionaries.contains { $0["lastName"] is NSNull }, "nil values are left out")
+                if type == .sqlite && !format.contains(".") && !format.contains("[") && !format.contains("LIKE")
+                    && !format.contains("MATCHES") && sortDescriptors.count < 2 {
+                    // Translated requests: the store answers alone, and no object is made.
+                    #expect(counter.registeredObjects.isEmpty, "\(label)")
+                    #expect(identifier.registeredObjects.isEmpty, "\(label)")
+                }
+            }
+        }
+    }
+
+    /// With unsaved changes the request must see, counts, IDs and dictionaries come from the
+    /// context's objects, not the store alone.
+    @Test(arguments: [PersistentStoreType.inMemory, .sqlite])
+    func countsIDsAndDictionariesIncludePendingChanges(type: PersistentStoreType) throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("equivalence-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
+        try coordinator.addPersistentStore(type: type, at: type == .inMemory ? nil : url)
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        try populate(context)
+        let request = FetchRequest<TestEmployee>(entityName: "Employee", predicate: try KeyValuePredicate(format: "salary > 100"))
+        #expect(try context.count(for: request) == 3)
+        let newcomer = TestEmployee(context: context)
+        newcomer.firstName = "Linus"
+        newcomer.salary = 150
+        let ada = try #require(try context.fetch(FetchRequest<TestEmployee>(entityName: "Employee")).first { $0.firstName == "Ada" })
+        ada.salary = 10
+        #expect(try context.count(for: request) == 3)
+        let names = try context.fetchDictionaries(request, properties: ["firstName"]).compactMap { $0["firstName"] as? String }
+        #expect(Set(names) == ["Grace", "Alan", "Linus"])
+        #expect(Set(try context.fetchObjectIDs(request)).contains(newcomer.objectID))
+
+        var committed = request
+        committed.includesPendingChanges = false
+        #expect(try context.count(for: committed) == 3)
+        let saved = try context.fetchDictionaries(committed, properties: ["firstName"]).compactMap { $0["firstName"] as? String }
+        #expect(Set(saved) == ["Ada", "Grace", "Alan"])
+    }
+
+    /// Dictionaries of key paths, relationships or unknown keys take the general path; an
+    /// unknown key still throws.
+    @Test func dictionariesOfKeyPathsAndUnknownKeys() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("equivalence-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
+        try coordinator.addPersistentStore(type: .sqlite, at: url)
+        try populate(ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter()))
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        var request = FetchRequest<TestEmployee>(entityName: "Employee", predicate: try KeyValuePredicate(format: "firstName == 'Ada'"))
+        let rows = try context.fetchDictionaries(request, properties: ["firstName", "department.name"])
+        #expect(rows.count == 1)
+        #expect(rows.first?["department.name"] as? String == "Research")
+        let undefined = #expect(throws: KeyValueCodingError.self) { try context.fetchDictionaries(request, properties: ["noSuchKey"]) }
+        #expect(undefined?.code == .undefinedKey)
+        request.entityName = "Nobody"
+        #expect((#expect(throws: ModelError.self) { try context.count(for: request) })?.code == .unknownEntity)
+        #expect((#expect(throws: ModelError.self) { try context.fetchObjectIDs(request) })?.code == .unknownEntity)
+        #expect((#expect(throws: ModelError.self) { try context.fetchDictionaries(request, properties: ["firstName"]) })?.code == .unknownEntity)
+    }
 }
