@@ -133,7 +133,9 @@ extension ManagedObjectContext {
             entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
             sortDescriptors: request.sortDescriptors)
         let pending = request.includesPendingChanges && hasChanges
-        if !pending {
+        // Offset and limit apply to the merged results: a store may apply them only when it
+        // holds every record and no unsaved change joins its results.
+        if !pending && persistentStoreCoordinator.persistentStores.count == 1 {
             storeRequest.fetchLimit = request.fetchLimit
             storeRequest.fetchOffset = request.fetchOffset
         }
@@ -167,12 +169,15 @@ extension ManagedObjectContext {
                     // Matched as the store has it: on the values last saved.
                     return try predicate.evaluate(with: object.committedValues(forKeys: nil).mapValues { isNull($0) ? nil : $0 } as [String: Any?])
                 }
-                return try predicate.evaluate(with: matchingView(of: object))
+                // The object itself (a fault fires from its fetched row, with no query), so that
+                // SELF, unknown keys and custom accessors mean what they mean for any object.
+                return try predicate.evaluate(with: object)
             }
         }
         if !appliedOrder || pending {
             if !request.sortDescriptors.isEmpty {
-                let views = try objects.map(matchingView).sorted(using: request.sortDescriptors)
+                // Faults are sorted on their fetched rows, without firing them.
+                let views = try objects.map(sortingView).sorted(using: request.sortDescriptors)
                 objects = views.compactMap { view in
                     (view as? [String: Any?])?[Self.viewObjectKey].flatMap { $0 as? ManagedObject } ?? (view as? ManagedObject)
                 }
@@ -203,10 +208,10 @@ extension ManagedObjectContext {
 
     private static let viewObjectKey = "\u{0}object"
 
-    /// What predicates and sort descriptors read while fetching: the object itself, or, for a
-    /// fault that holds its fetched record, the record's values by key (so matching and sorting
-    /// in memory do not fire faults), with the object under a key no property can have.
-    private func matchingView(of object: ManagedObject) -> Any {
+    /// What sort descriptors read while fetching: the object itself, or, for a fault that
+    /// holds its fetched row, the row's values by key (so that sorting in memory fires no
+    /// fault), with the object under a key no property can have.
+    private func sortingView(of object: ManagedObject) -> Any {
         guard object.isFault, let record = object.cachedRecord else { return object }
         let values = objectValues(from: record)
         var view: [String: Any?] = [Self.viewObjectKey: object]
@@ -220,7 +225,8 @@ extension ManagedObjectContext {
     /// to fire from, or (with `loaded`) an object with its values and `awakeFromFetch` done.
     private func registeredObject(for record: StoreRecord, loaded: Bool) -> ManagedObject {
         if let object = registered[record.objectID] {
-            if object.isFault && object.cachedRecord == nil { object.cachedRecord = record }
+            // A fault takes the fresher row; a loaded object keeps its values (and any changes).
+            if object.isFault { object.cachedRecord = record }
             return object
         }
         let object = self.object(with: record.objectID)

@@ -8,16 +8,24 @@ extension ManagedObjectContext {
     /// (``ManagedObject/willTurnIntoFault()``, then ``ManagedObject/didTurnIntoFault()``),
     /// freeing its values; the next read loads fresh ones. With merging, it reloads the record
     /// now and keeps its unsaved changes over the fresh values; observers hear each key that
-    /// changes. An inserted object, never saved, is left as it is.
+    /// changes; when the record cannot be read (another context deleted it, or the store
+    /// failed), it keeps its values and changes as they are, for the next save to settle. A
+    /// fault forgets the row a fetch left with it, so that firing it reads the store. An
+    /// inserted object, never saved, is left as it is.
     ///
     /// Corresponds to `-[NSManagedObjectContext refreshObject:mergeChanges:]`.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
-        guard object.managedObjectContext === self, !object.isInserted, !object.isFault else { return }
-        if mergeChanges, object.hasChanges,
-           let store = persistentStoreCoordinator.store(for: object.objectID),
-           let record = try? store.record(for: object.objectID) {
-            take(record, into: object, keepingChanges: true)
-            unannouncedRefreshed.insert(object)
+        guard object.managedObjectContext === self, !object.isInserted else { return }
+        if object.isFault {
+            object.cachedRecord = nil
+            return
+        }
+        if mergeChanges, object.hasChanges {
+            if let store = persistentStoreCoordinator.store(for: object.objectID),
+               let record = try? store.record(for: object.objectID) {
+                take(record, into: object, keepingChanges: true)
+                unannouncedRefreshed.insert(object)
+            }
             return
         }
         turnIntoFault(object)
@@ -120,8 +128,9 @@ extension ManagedObjectContext {
     /// Brings the changes another context saved into this one, from that context's
     /// ``didSaveNotification``: registered objects it updated take the saved values (keeping
     /// this context's unsaved changes over them) and the version read, so a later save of
-    /// this context does not conflict with them; registered objects it deleted leave this
-    /// context. Posts ``objectsDidChangeNotification`` with the refreshed and deleted objects.
+    /// this context does not conflict with them, and faults among them read the saved record
+    /// when they fire; registered objects it deleted leave this context (a fault among them
+    /// then throws ``PersistenceError/Code/objectNotFound`` when fired). Posts ``objectsDidChangeNotification`` with the refreshed and deleted objects.
     ///
     /// Reads only the IDs in the notification, never the other context's objects, so the
     /// notification may come from another isolation domain.
@@ -132,7 +141,12 @@ extension ManagedObjectContext {
         let updatedIDs = userInfo[Self.updatedObjectIDsKey] as? Set<ManagedObjectID> ?? []
         let deletedIDs = userInfo[Self.deletedObjectIDsKey] as? Set<ManagedObjectID> ?? []
         for id in updatedIDs {
-            guard let object = registered[id], !object.isFault else { continue }
+            guard let object = registered[id] else { continue }
+            if object.isFault {
+                // Its fetched row is stale: the next read loads the saved record.
+                object.cachedRecord = nil
+                continue
+            }
             if let store = persistentStoreCoordinator.store(for: id), let record = try? store.record(for: id) {
                 take(record, into: object, keepingChanges: object.hasChanges)
                 unannouncedRefreshed.insert(object)

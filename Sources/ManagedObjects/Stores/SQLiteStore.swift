@@ -19,8 +19,13 @@ import Foundation
 /// inside its transaction that the records it read have not changed since, and fails with
 /// ``PersistenceError/Code/mergeConflict`` when they have.
 ///
+/// Opened with ``PersistentStoreOptions/lightweightMigration``, a file written with an earlier
+/// version of the model migrates when it opens (new entities, optional attributes or ones with
+/// a default, relationships, removed properties, renames through `renamingIdentifier`).
+///
 /// Corresponds to Core Data's `NSSQLiteStoreType`; differences: this library's own schema (not
-/// Core Data's `Z`-tables byte for byte), no lightweight migration yet.
+/// Core Data's `Z`-tables byte for byte); lightweight migration infers fewer changes (no type
+/// changes, no entity removals with rows left behind).
 // SAFETY: `state` (the connection, a non-Sendable class owning the `sqlite3*` handle and its
 // prepared statements, and the versions last reported) is read and written only inside
 // `lock.withLock`, so one thread at a time uses it; every other stored property is an

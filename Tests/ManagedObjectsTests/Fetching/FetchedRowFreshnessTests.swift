@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+@testable import ManagedObjects
+
+/// A fetched fault keeps the row its fetch read until it fires; saves of other contexts,
+/// merges, refreshes and refetches must not leave it firing from a stale row.
+@Suite struct FetchedRowFreshnessTests {
+    /// A stack whose context saved Ada (salary 1000) and Grace, and a second context holding
+    /// both as unfired faults from a fetch.
+    private struct Faults {
+        let stack: ManagedTestStack
+        let reader: ManagedObjectContext
+        /// The reader's unfired faults.
+        let ada: TestEmployee, grace: TestEmployee
+        /// The writer's objects for the same records.
+        let writerAda: TestEmployee, writerGrace: TestEmployee
+    }
+
+    private func makeFaults(_ kind: TestStore.Kind) throws -> Faults {
+        let stack = try TestStore.$kind.withValue(kind) { try ManagedTestStack() }
+        let writerAda = stack.employee("Ada", salary: 1000)
+        let writerGrace = stack.employee("Grace", salary: 2000)
+        try stack.context.save()
+        let reader = stack.makeContext()
+        let fetched = try reader.fetch(FetchRequest<TestEmployee>(entityName: "Employee"))
+        let ada = try #require(fetched.first { $0.objectID == writerAda.objectID })
+        let grace = try #require(fetched.first { $0.objectID == writerGrace.objectID })
+        #expect(ada.isFault && grace.isFault)
+        return Faults(stack: stack, reader: reader, ada: ada, grace: grace, writerAda: writerAda, writerGrace: writerGrace)
+    }
+
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func mergingAnotherContextsSaveReachesUnfiredFaults(kind: TestStore.Kind) throws {
+        let faults = try makeFaults(kind)
+        let (stack, reader, ada, grace, writerAda, writerGrace) = (faults.stack, faults.reader, faults.ada, faults.grace, faults.writerAda, faults.writerGrace)
+        let recorder = NotificationRecorder(ManagedObjectContext.didSaveNotification, center: stack.center)
+        writerAda.salary = 1500
+        stack.context.delete(writerGrace)
+        try stack.context.save()
+        reader.mergeChanges(fromContextDidSave: try #require(recorder.notifications.last))
+
+        #expect(ada.isFault)
+        #expect(ada.salary == 1500)
+        #expect(grace.isDeleted)
+        #expect((#expect(throws: PersistenceError.self) { try grace.fireFault() })?.code == .objectNotFound)
+        ada.salary = 1600
+        try reader.save()  // no conflict: the fault read the saved version
+    }
+
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func refreshingAFaultMakesItReadTheStore(kind: TestStore.Kind) throws {
+        let faults = try makeFaults(kind)
+        let (stack, reader, ada, grace, writerAda, writerGrace) = (faults.stack, faults.reader, faults.ada, faults.grace, faults.writerAda, faults.writerGrace)
+        writerAda.salary = 1500
+        stack.context.delete(writerGrace)
+        try stack.context.save()
+
+        reader.refresh(ada, mergeChanges: false)
+        reader.refresh(grace, mergeChanges: true)
+        #expect(ada.isFault && grace.isFault)
+        #expect(ada.salary == 1500)
+        #expect((#expect(throws: PersistenceError.self) { try grace.fireFault() })?.code == .objectNotFound)
+    }
+
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func refetchingGivesFaultsTheFresherRow(kind: TestStore.Kind) throws {
+        let faults = try makeFaults(kind)
+        let (stack, reader, ada, writerAda) = (faults.stack, faults.reader, faults.ada, faults.writerAda)
+        writerAda.salary = 1500
+        try stack.context.save()
+
+        let again = try reader.fetch(FetchRequest<TestEmployee>(entityName: "Employee", predicate: try KeyValuePredicate(format: "salary > 1200")))
+        #expect(again.count == 2)
+        #expect(again.contains { $0 === ada })
+        #expect(ada.salary == 1500)
+    }
+
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func refreshWithMergeKeepsUnsavedChangesWhenTheRecordIsGone(kind: TestStore.Kind) throws {
+        let faults = try makeFaults(kind)
+        let (stack, reader, ada, writerAda) = (faults.stack, faults.reader, faults.ada, faults.writerAda)
+        ada.salary = 1700
+        stack.context.delete(writerAda)
+        try stack.context.save()
+
+        reader.refresh(ada, mergeChanges: true)
+        #expect(!ada.isFault)
+        #expect(ada.isUpdated)
+        #expect(ada.salary == 1700)
+        #expect(reader.hasChanges)
+    }
+
+    /// Predicates matched in memory see the objects themselves, faults included: `SELF`
+    /// compares objects and unknown keys throw.
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func inMemoryMatchingOfFaultsSeesTheObjects(kind: TestStore.Kind) throws {
+        let faults = try makeFaults(kind)
+        let (reader, ada, grace) = (faults.reader, faults.ada, faults.grace)
+        let mine = try reader.fetch(FetchRequest<TestEmployee>(
+            entityName: "Employee", predicate: try KeyValuePredicate(format: "SELF IN %@ AND firstName LIKE '*a*'", [ada])))
+        #expect(mine.count == 1 && mine.first === ada)
+        let notGrace = try reader.fetch(FetchRequest<TestEmployee>(
+            entityName: "Employee", predicate: try KeyValuePredicate(format: "SELF != %@ AND firstName ==[c] 'ada'", grace)))
+        #expect(notGrace.count == 1 && notGrace.first === ada)
+        let unknown = #expect(throws: KeyValueCodingError.self) {
+            try reader.fetch(FetchRequest<TestEmployee>(entityName: "Employee", predicate: try KeyValuePredicate(format: "noSuchKey ==[c] 'x'")))
+        }
+        #expect(unknown?.code == .undefinedKey)
+    }
+}
+
+/// Offset and limit apply once, to the results of every store together.
+@Suite struct SeveralStoresFetchTests {
+    @Test func offsetAndLimitApplyOnceAcrossStores() throws {
+        let model = try makeTestModel()
+        let first = InMemoryStore(), second = InMemoryStore()
+        for (store, salaries) in [(first, [1.0, 3, 5]), (second, [2.0, 4, 6])] {
+            let filler = PersistentStoreCoordinator(managedObjectModel: model)
+            filler.addPersistentStore(store)
+            let context = ManagedObjectContext(coordinator: filler, notificationCenter: NotificationCenter())
+            for salary in salaries { TestEmployee(context: context).salary = salary }
+            try context.save()
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        coordinator.addPersistentStore(first)
+        coordinator.addPersistentStore(second)
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        var request = FetchRequest<TestEmployee>(entityName: "Employee", sortDescriptors: [KeyPathSortDescriptor(key: "salary")])
+        request.fetchOffset = 2
+        request.fetchLimit = 3
+        #expect(try context.fetch(request).map(\.salary) == [3, 4, 5])
+        #expect(try context.count(for: request) == 3)
+        #expect(try context.fetchObjectIDs(request).count == 3)
+    }
+}
