@@ -24,6 +24,14 @@ struct ObjectRegistry {
             return
         }
         objects[id] = nil
+        // A dictionary never shrinks by itself: once most objects have gone (a large fetch
+        // dropped), rebuild the table at its new size so its memory comes back too. Amortized
+        // O(1): a rebuild follows at least seven removals per remaining object.
+        if objects.capacity > 4096 && objects.count < objects.capacity / 8 {
+            var smaller = [ManagedObjectID: Unmanaged<ManagedObject>](minimumCapacity: objects.count * 2)
+            for (key, value) in objects { smaller[key] = value }
+            objects = smaller
+        }
     }
 
     /// Forgets everything.

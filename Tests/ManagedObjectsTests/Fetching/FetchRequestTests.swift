@@ -235,4 +235,26 @@ final class CountingStore: PersistentStore, @unchecked Sendable {
         }
         #expect(context.registeredObjects.isEmpty)
     }
+
+    /// Dropping most of a large fetch shrinks the context's registry; the objects still held
+    /// stay registered and unique.
+    @Test func droppingMostOfALargeFetchKeepsTheRestUnique() throws {
+        let stack = try ManagedTestStack()
+        for index in 0..<10_000 { _ = stack.employee("E\(index)", salary: Double(index)) }
+        try stack.context.save()
+        let context = stack.makeContext()
+        var kept: [TestEmployee] = []
+        do {
+            let all = try context.fetch(FetchRequest<TestEmployee>(entityName: "Employee"))
+            #expect(all.count == 10_000)
+            kept = Array(all.prefix(10))
+        }
+        #expect(context.registeredObjects.count == 10)
+        for object in kept {
+            #expect(context.object(with: object.objectID) === object)
+            #expect(context.registeredObject(for: object.objectID) === object)
+        }
+        let again = try context.fetch(FetchRequest<TestEmployee>(entityName: "Employee"))
+        #expect(kept.allSatisfy { object in again.contains { $0 === object } })
+    }
 }
