@@ -169,8 +169,11 @@ extension ManagedObjectContext {
                     // Matched as the store has it: on the values last saved.
                     return try predicate.evaluate(with: object.committedValues(forKeys: nil).mapValues { isNull($0) ? nil : $0 } as [String: Any?])
                 }
-                // The object itself (a fault fires from its fetched row, with no query), so that
-                // SELF, unknown keys and custom accessors mean what they mean for any object.
+                // A fault is matched on its fetched row without firing; SELF is still the
+                // object, and keys the row does not hold are asked of the object itself.
+                if object.isFault, let record = object.cachedRecord {
+                    return try predicate.evaluate(standIn: FetchedRowStandIn(object: object, values: objectValues(from: record)))
+                }
                 return try predicate.evaluate(with: object)
             }
         }
@@ -288,5 +291,32 @@ final class FaultBatch {
 
     init(objectIDs: [ManagedObjectID]) {
         self.objectIDs = objectIDs
+    }
+}
+
+/// A fault as predicates matched in memory see it: the values of its fetched row for the
+/// entity's properties (and key paths through a to-one relationship), the object itself for
+/// `SELF` and for every other key, which then fires the fault and throws as key-value coding
+/// does (an unknown key, a gone record).
+struct FetchedRowStandIn: KeyValuePredicateStandIn {
+    let object: ManagedObject
+    /// The row's values as the object would store them, by property index.
+    let values: ContiguousArray<Any?>
+
+    var standInObject: Any { object }
+
+    func value(forKeyPath keyPath: String) throws -> Any? {
+        let dot = keyPath.firstIndex(of: ".")
+        let key = dot.map { String(keyPath[..<$0]) } ?? keyPath
+        guard let property = object.entity.propertiesByName[key], !property.isTransient, property.index < values.count else {
+            return try object.value(forKeyPath: keyPath)
+        }
+        let value = values[property.index]
+        guard let dot else { return value }
+        guard let relationship = property as? RelationshipDescription, !relationship.isToMany else {
+            return try object.value(forKeyPath: keyPath)
+        }
+        guard let related = value.flatMap({ asModelObject($0) }) else { return nil }
+        return try related.value(forKeyPath: String(keyPath[keyPath.index(after: dot)...]))
     }
 }

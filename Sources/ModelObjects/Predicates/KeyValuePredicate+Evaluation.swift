@@ -131,6 +131,7 @@ extension KeyValueExpression {
             return object.value
         case .keyPath(let path):
             if let model = object.model { return try model.value(forKeyPath: path) }
+            if case .standIn(let standIn) = object { return try standIn.value(forKeyPath: path) }
             return try readKeyPath(path, of: object.value)
         case .variable(let name):
             guard let value = variables[name] else {
@@ -165,6 +166,7 @@ extension KeyValueExpression {
 enum PredicateTarget {
     case model(ModelObject)
     case value(Any?)
+    case standIn(any KeyValuePredicateStandIn)
 
     @inline(__always)
     init(_ value: Any?) {
@@ -200,7 +202,26 @@ enum PredicateTarget {
         switch self {
         case .model(let model): model
         case .value(let value): value
+        case .standIn(let standIn): standIn.standInObject
         }
+    }
+}
+
+/// Something predicate evaluation reads keys from in place of an object, while `SELF` still
+/// evaluates to that object: the managed layer's faults answer from their fetched rows this
+/// way, without firing.
+package protocol KeyValuePredicateStandIn {
+    /// What `SELF` evaluates to.
+    var standInObject: Any { get }
+    /// The value at `keyPath`, as the object itself would answer it (throwing as it would).
+    func value(forKeyPath keyPath: String) throws -> Any?
+}
+
+extension KeyValuePredicate {
+    /// Evaluates the predicate with a stand-in for an object: keys are read from the stand-in,
+    /// `SELF` is the object it stands for.
+    package func evaluate(standIn: any KeyValuePredicateStandIn, substitutionVariables: [String: Any?] = [:]) throws -> Bool {
+        try evaluate(.standIn(standIn), substitutionVariables)
     }
 }
 

@@ -99,9 +99,14 @@ import Testing
         let mine = try reader.fetch(FetchRequest<TestEmployee>(
             entityName: "Employee", predicate: try KeyValuePredicate(format: "SELF IN %@ AND firstName LIKE '*a*'", [ada])))
         #expect(mine.count == 1 && mine.first === ada)
+        #expect(ada.isFault && grace.isFault, "matched on their rows, not fired")
         let notGrace = try reader.fetch(FetchRequest<TestEmployee>(
             entityName: "Employee", predicate: try KeyValuePredicate(format: "SELF != %@ AND firstName ==[c] 'ada'", grace)))
         #expect(notGrace.count == 1 && notGrace.first === ada)
+        let throughDepartment = try reader.fetch(FetchRequest<TestEmployee>(
+            entityName: "Employee", predicate: try KeyValuePredicate(format: "department.name ==[c] nil AND SELF == %@", ada)))
+        #expect(throughDepartment.count == 1 && throughDepartment.first === ada)
+        #expect(ada.isFault && grace.isFault)
         let unknown = #expect(throws: KeyValueCodingError.self) {
             try reader.fetch(FetchRequest<TestEmployee>(entityName: "Employee", predicate: try KeyValuePredicate(format: "noSuchKey ==[c] 'x'")))
         }
