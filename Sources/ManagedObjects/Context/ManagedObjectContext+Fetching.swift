@@ -47,7 +47,7 @@ extension ManagedObjectContext {
             for _ in rows.objectIDs {
                 var dictionary = [String: Any](minimumCapacity: attributes.count)
                 for attribute in attributes {
-                    if let value = objectValue(rows.values[offset], for: attribute) { dictionary[attribute.name] = value }
+                    if let value = try objectValue(rows.values[offset], for: attribute) { dictionary[attribute.name] = value }
                     offset += 1
                 }
                 dictionaries.append(dictionary)
@@ -172,7 +172,7 @@ extension ManagedObjectContext {
                 // A fault is matched on its fetched row without firing; SELF is still the
                 // object, and keys the row does not hold are asked of the object itself.
                 if object.isFault, let record = object.cachedRecord {
-                    return try predicate.evaluate(standIn: FetchedRowStandIn(object: object, values: objectValues(from: record)))
+                    return try predicate.evaluate(standIn: FetchedRowStandIn(object: object, values: try objectValues(from: record)))
                 }
                 return try predicate.evaluate(with: object)
             }
@@ -214,9 +214,9 @@ extension ManagedObjectContext {
     /// What sort descriptors read while fetching: the object itself, or, for a fault that
     /// holds its fetched row, the row's values by key (so that sorting in memory fires no
     /// fault), with the object under a key no property can have.
-    private func sortingView(of object: ManagedObject) -> Any {
+    private func sortingView(of object: ManagedObject) throws -> Any {
         guard object.isFault, let record = object.cachedRecord else { return object }
-        let values = objectValues(from: record)
+        let values = try objectValues(from: record)
         var view: [String: Any?] = [Self.viewObjectKey: object]
         for property in object.entity.properties where property.index < values.count {
             view[property.name] = values[property.index]

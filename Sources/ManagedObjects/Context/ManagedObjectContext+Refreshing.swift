@@ -22,8 +22,8 @@ extension ManagedObjectContext {
         }
         if mergeChanges, object.hasChanges {
             if let store = persistentStoreCoordinator.store(for: object.objectID),
-               let record = try? store.record(for: object.objectID) {
-                take(record, into: object, keepingChanges: true)
+               let record = try? store.record(for: object.objectID),
+               (try? take(record, into: object, keepingChanges: true)) != nil {
                 unannouncedRefreshed.insert(object)
             }
             return
@@ -147,8 +147,8 @@ extension ManagedObjectContext {
                 object.cachedRecord = nil
                 continue
             }
-            if let store = persistentStoreCoordinator.store(for: id), let record = try? store.record(for: id) {
-                take(record, into: object, keepingChanges: object.hasChanges)
+            if let store = persistentStoreCoordinator.store(for: id), let record = try? store.record(for: id),
+               (try? take(record, into: object, keepingChanges: object.hasChanges)) != nil {
                 unannouncedRefreshed.insert(object)
             }
         }

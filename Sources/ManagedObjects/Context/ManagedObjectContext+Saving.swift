@@ -140,7 +140,7 @@ extension ManagedObjectContext {
                 if policy == .rollback, let storeRecord {
                     changes.deleted.removeAll { $0 == id }
                     object.flags.remove(.deleted)
-                    take(storeRecord, into: object, keepingChanges: false)
+                    try take(storeRecord, into: object, keepingChanges: false)
                     outcome.rolledBack.append(object)
                 } else if storeRecord == nil {
                     changes.deleted.removeAll { $0 == id }
@@ -174,7 +174,7 @@ extension ManagedObjectContext {
                 }
             case .rollback:
                 changes.updated.remove(at: position)
-                take(storeRecord, into: object, keepingChanges: false)
+                try take(storeRecord, into: object, keepingChanges: false)
                 outcome.rolledBack.append(object)
                 continue
             default:
@@ -182,7 +182,7 @@ extension ManagedObjectContext {
             }
             changes.updated[position] = StoreRecord(objectID: id, version: storeRecord.version + 1, values: merged)
             if merged != mine {
-                take(StoreRecord(objectID: id, version: storeRecord.version, values: merged), into: object, keepingChanges: false)
+                try take(StoreRecord(objectID: id, version: storeRecord.version, values: merged), into: object, keepingChanges: false)
             }
         }
     }
@@ -263,8 +263,10 @@ extension ManagedObjectContext {
     /// Replaces an object's values with a record's, notifying observers of the keys that change;
     /// with `keepingChanges`, properties changed since the snapshot keep their current values.
     /// The change is not recorded and inverses are not maintained (the record has both sides).
-    func take(_ record: StoreRecord, into object: ManagedObject, keepingChanges: Bool) {
-        let fresh = objectValues(from: record)
+    ///
+    /// - Throws: What ``objectValues(from:)`` throws; the object is left as it was.
+    func take(_ record: StoreRecord, into object: ManagedObject, keepingChanges: Bool) throws {
+        let fresh = try objectValues(from: record)
         let changed: Set<Int> = keepingChanges
             ? Set(object.entity.properties.filter { property in
                 guard let snapshot = object.snapshot, property.index < snapshot.count else { return true }

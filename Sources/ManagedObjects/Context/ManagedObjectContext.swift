@@ -235,7 +235,7 @@ public final class ManagedObjectContext {
                 .objectNotFound, message: "the record of \(id.entity.name) \(id) no longer exists (deleted by another context?)",
                 objectID: id)
         }
-        object.values = objectValues(from: record)
+        object.values = try objectValues(from: record)
         object.snapshot = object.values
         object.snapshotVersion = record.version
         object.flags.remove([.fault, .unfulfillable])
@@ -245,16 +245,23 @@ public final class ManagedObjectContext {
     }
 
     /// A record's values as objects store them: relationships as registered objects or faults.
-    func objectValues(from record: StoreRecord) -> ContiguousArray<Any?> {
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed`` when a value transformer cannot read
+    ///   a stored value (the object then stays a fault, so no save can overwrite that value).
+    func objectValues(from record: StoreRecord) throws -> ContiguousArray<Any?> {
         let entity = record.objectID.entity
         var values = ManagedObject.initialValues(of: entity)
         for property in entity.properties where !property.isTransient && property.index < record.values.count {
-            values[property.index] = objectValue(record.values[property.index], for: property)
+            values[property.index] = try objectValue(record.values[property.index], for: property)
         }
         return values
     }
 
-    func objectValue(_ value: StoreValue, for property: PropertyDescription) -> Any? {
+    /// One stored value as an object stores it.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed`` when a value transformer cannot read
+    ///   the stored data.
+    func objectValue(_ value: StoreValue, for property: PropertyDescription) throws -> Any? {
         switch value {
         case .null: return nil
         case .integer(let integer):
@@ -274,7 +281,14 @@ public final class ManagedObjectContext {
         case .data(let data):
             if let attribute = property as? AttributeDescription, attribute.attributeType == .transformable,
                let transformer = attribute.valueTransformer {
-                return try? transformer.reverseTransformedValue(data)
+                do {
+                    return try transformer.reverseTransformedValue(data)
+                } catch {
+                    throw PersistenceError(
+                        .operationFailed,
+                        message: "the value transformer of \(attribute.entity?.name ?? "?").\(attribute.name) cannot read the "
+                            + "stored value (\(data.count) bytes): \(error)")
+                }
             }
             return data
         case .uuid(let uuid): return uuid

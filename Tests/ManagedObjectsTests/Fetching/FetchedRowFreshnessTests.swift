@@ -138,3 +138,62 @@ import Testing
         #expect(try context.fetchObjectIDs(request).count == 3)
     }
 }
+
+/// A stored value its transformer cannot read makes the fault fail to fire, with an error
+/// naming the attribute, and never reads as nil (which a later save would write over the data).
+@Suite struct UnreadableTransformedValueTests {
+    /// Writes `prefix:` before a string and reads back only its own prefix.
+    struct Prefixing: ValueTransforming {
+        let prefix: String
+        func transformedValue(_ value: Any) throws -> Data {
+            guard let string = value as? String else { throw CocoaError(.coderInvalidValue) }
+            return Data("\(prefix):\(string)".utf8)
+        }
+        func reverseTransformedValue(_ data: Data) throws -> Any {
+            let text = String(decoding: data, as: UTF8.self)
+            guard text.hasPrefix("\(prefix):") else { throw CocoaError(.coderReadCorrupt) }
+            return String(text.dropFirst(prefix.count + 1))
+        }
+    }
+
+    @Test(arguments: [PersistentStoreType.inMemory, .sqlite])
+    func anUnreadableValueFailsTheFaultAndIsNeverOverwritten(type: PersistentStoreType) throws {
+        let name = "UnreadableTransformedValueTests.\(type).\(UUID().uuidString)"
+        ValueTransformerRegistry.register(Prefixing(prefix: "A"), forName: name)
+        defer { ValueTransformerRegistry.unregister(name: name) }
+        let model = try ManagedObjectModel {
+            Entity("Box") {
+                Property("payload", .transformable, transformer: name)
+                Property("title", .string)
+            }
+        }
+        let entity = try #require(model.entity(named: "Box"))
+        let directory = try TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: type, at: type == .inMemory ? nil : directory.file())
+        let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let box = ManagedObject(entity: entity, insertInto: writer)
+        try box.setValue("hello", forKey: "payload")
+        try box.setValue("t", forKey: "title")
+        try writer.save()
+
+        ValueTransformerRegistry.register(Prefixing(prefix: "B"), forName: name)
+        let reader = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let fetched = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Box")).first)
+        let failure = #expect(throws: PersistenceError.self) { try fetched.fireFault() }
+        #expect(failure?.code == .operationFailed)
+        #expect(failure?.message.contains("Box.payload") == true)
+        #expect(fetched.isFault)
+        #expect(throws: PersistenceError.self) { try fetched.value(forKey: "title") }
+        #expect(throws: PersistenceError.self) {
+            try reader.fetch(FetchRequest<ManagedObject>(entityName: "Box", predicate: try KeyValuePredicate(format: "title ==[c] 'T'")))
+        }
+        try reader.save()
+        #expect(!reader.hasChanges)
+
+        ValueTransformerRegistry.register(Prefixing(prefix: "A"), forName: name)
+        let again = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let intact = try #require(try again.fetch(FetchRequest<ManagedObject>(entityName: "Box")).first)
+        #expect(try intact.value(forKey: "payload") as? String == "hello")
+    }
+}
