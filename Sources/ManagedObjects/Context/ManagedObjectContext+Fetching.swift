@@ -140,6 +140,12 @@ extension ManagedObjectContext {
             storeRequest.fetchOffset = request.fetchOffset
         }
         var objects: [ManagedObject] = []
+        if request.fetchBatchSize > 0, let rows = try storeRows(request, attributes: []) {
+            // Batched, and the store applies the whole request: read only the keys; each batch
+            // reads its rows when one of its faults fires.
+            objects = rows.objectIDs.map { object(with: $0) }
+            return try finishFetch(objects, request)
+        }
         var appliedPredicate = true, appliedOrder = true
         var seen = Set<ObjectIdentifier>()
         for store in persistentStoreCoordinator.persistentStores {
@@ -188,6 +194,12 @@ extension ManagedObjectContext {
             if request.fetchOffset > 0 { objects = Array(objects.dropFirst(request.fetchOffset)) }
             if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
         }
+        return try finishFetch(objects, request)
+    }
+
+    /// Groups a fetch's faults into batches (or fires them, for a request that does not want
+    /// faults), then prefetches the request's relationship key paths.
+    private func finishFetch<Object>(_ objects: [ManagedObject], _ request: FetchRequest<Object>) throws -> [ManagedObject] {
         if request.fetchBatchSize > 0 {
             // Faults load their values a batch at a time: the first read in a batch reads the
             // whole batch in one go.

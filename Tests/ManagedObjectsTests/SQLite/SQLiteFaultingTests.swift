@@ -45,6 +45,30 @@ import Testing
         #expect(afterFetch - before <= 4)
     }
 
+    /// A batched fetch whose request SQL applies whole reads only the keys; rows are read once,
+    /// a batch at a time, when a fault of the batch fires.
+    @Test func aBatchedFetchReadsKeysThenEachBatchOnce() throws {
+        let (coordinator, store, directory) = try makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        var request = FetchRequest<TestEmployee>(
+            entityName: "Employee", predicate: try KeyValuePredicate(format: "age >= 25"),
+            sortDescriptors: [KeyPathSortDescriptor(key: "age", ascending: false)])
+        request.fetchBatchSize = 20
+        var employees: [TestEmployee] = []
+        let fetchSQL = try store.recordingSQL { employees = try context.fetch(request) }
+        #expect(employees.count == 50)
+        #expect(fetchSQL.count == 1, "\(fetchSQL)")
+        let keysOnly = #"SELECT "ZEMPLOYEE"."Z_PK", "ZEMPLOYEE"."Z_ENT" FROM"#
+        #expect(fetchSQL.first?.hasPrefix(keysOnly) == true, "\(fetchSQL)")
+        #expect(employees.allSatisfy { $0.isFault })
+        let readSQL = store.recordingSQL { _ = employees.map(\.firstName) }
+        let rowReads = readSQL.filter { $0.contains("ZFIRSTNAME") }
+        #expect(rowReads.count == 3, "one row read per batch of 20: \(readSQL)")
+        #expect(employees.map(\.age) == employees.map(\.age).sorted(by: >))
+        #expect(employees.allSatisfy { $0.age >= 25 })
+    }
+
     @Test func prefetchingReadsEachRelationshipOnce() throws {
         let (coordinator, store, directory) = try makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
