@@ -31,7 +31,8 @@ extension ManagedObjectContext {
     }
 
     /// The values of `properties` (all attributes when nil) of the objects a request describes,
-    /// one dictionary per object; nil values are left out, as Core Data does.
+    /// one dictionary per object; nil values are left out, as Core Data does. With
+    /// ``FetchRequest/includesPendingChanges`` false, attributes read as last saved.
     ///
     /// - Throws: What ``fetch(_:)`` throws, and ``KeyValueCodingError/Code/undefinedKey`` for a
     ///   property the entity does not have.
@@ -57,9 +58,16 @@ extension ManagedObjectContext {
         let objects = try fetchObjects(request)
         return try objects.map { object in
             let keys = properties ?? object.entity.attributes.map(\.name)
+            // Without pending changes, a changed object's attributes read as saved, as the store has them.
+            let saved = !request.includesPendingChanges && object.hasChanges && object.snapshot != nil
+                ? object.committedValues(forKeys: nil) : nil
             var dictionary: [String: Any] = [:]
             for key in keys {
-                if let value = try object.value(forKeyPath: key) { dictionary[key] = value }
+                if let saved, object.entity.attributesByName[key] != nil {
+                    if let value = saved[key], !(value is NSNull) { dictionary[key] = value }
+                } else if let value = try object.value(forKeyPath: key) {
+                    dictionary[key] = value
+                }
             }
             return dictionary
         }

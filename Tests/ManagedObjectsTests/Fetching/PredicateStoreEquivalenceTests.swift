@@ -145,8 +145,9 @@ import Testing
         var committed = request
         committed.includesPendingChanges = false
         #expect(try context.count(for: committed) == 3)
-        let saved = try context.fetchDictionaries(committed, properties: ["firstName"]).compactMap { $0["firstName"] as? String }
-        #expect(Set(saved) == ["Ada", "Grace", "Alan"])
+        let saved = try context.fetchDictionaries(committed, properties: ["firstName", "salary"])
+        #expect(Set(saved.compactMap { $0["firstName"] as? String }) == ["Ada", "Grace", "Alan"])
+        #expect(saved.first { $0["firstName"] as? String == "Ada" }?["salary"] as? Double == 120, "as saved, not the unsaved 10")
     }
 
     /// Dictionaries of key paths, relationships or unknown keys take the general path; an
