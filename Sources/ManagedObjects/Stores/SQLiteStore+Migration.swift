@@ -101,12 +101,11 @@ extension SQLiteStore {
             try connection.prepare("UPDATE \"Z_PRIMARYKEY\" SET \"Z_ENT\" = ? WHERE \"Z_ENT\" = ?").execute([.text(new), .text(old)])
         }
 
-        try connection.execute("DELETE FROM \"Z_METADATA\" WHERE \"Z_KEY\" LIKE 'entity.%' OR \"Z_KEY\" = 'modelVersionHash'")
+        try connection.execute(
+            "DELETE FROM \"Z_METADATA\" WHERE \"Z_KEY\" LIKE 'entity.%' OR \"Z_KEY\" LIKE 'property.%' OR \"Z_KEY\" = 'modelVersionHash'")
         let metadata = try connection.prepare("INSERT INTO \"Z_METADATA\" (\"Z_KEY\", \"Z_VALUE\") VALUES (?, ?)")
         try metadata.execute([.text(MetadataKey.modelVersionHash), .text(hex(model.versionHash))])
-        for entity in model.entities {
-            try metadata.execute([.text(MetadataKey.entityPrefix + entity.name), .text(hex(entity.versionHash))])
-        }
+        for (key, value) in modelMetadataRows(model) { try metadata.execute([.text(key), .text(value)]) }
     }
 }
 

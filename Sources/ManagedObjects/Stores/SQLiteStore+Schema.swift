@@ -8,6 +8,22 @@ extension SQLiteStore {
         static let modelVersionHash = "modelVersionHash"
         /// Followed by an entity name: that entity's version hash, in hex.
         static let entityPrefix = "entity."
+        /// Followed by `Entity.property`: that property's version hash, in hex (files written
+        /// before this key existed lack it; their mismatches name entities only).
+        static let propertyPrefix = "property."
+    }
+
+    /// The metadata rows that describe the model: each entity's version hash and each of its
+    /// properties', compared when the file is opened again.
+    static func modelMetadataRows(_ model: ManagedObjectModel) -> [(String, String)] {
+        var rows: [(String, String)] = []
+        for entity in model.entities {
+            rows.append((MetadataKey.entityPrefix + entity.name, hex(entity.versionHash)))
+            for property in entity.properties {
+                rows.append((MetadataKey.propertyPrefix + entity.name + "." + property.name, hex(property.versionHash)))
+            }
+        }
+        return rows
     }
 
     /// Switches the file to write-ahead logging, then creates the schema in a new file or
@@ -59,7 +75,7 @@ extension SQLiteStore {
                 (MetadataKey.storeIdentifier, identifier),
                 (MetadataKey.modelVersionHash, hex(model.versionHash)),
             ]
-            for entity in model.entities { rows.append((MetadataKey.entityPrefix + entity.name, hex(entity.versionHash))) }
+            rows += modelMetadataRows(model)
             for (key, value) in rows { try metadata.execute([.text(key), .text(value)]) }
             let keys = try connection.prepare("INSERT INTO \"Z_PRIMARYKEY\" (\"Z_ENT\", \"Z_MAX\") VALUES (?, 0)")
             for table in schema.tables { try keys.execute([.text(table.rootEntityName)]) }
@@ -101,12 +117,32 @@ extension SQLiteStore {
             var parts: [String] = []
             if !added.isEmpty { parts.append("entities added: " + added.joined(separator: ", ")) }
             if !removed.isEmpty { parts.append("entities removed: " + removed.joined(separator: ", ")) }
-            if !changed.isEmpty { parts.append("entities changed: " + changed.joined(separator: ", ")) }
+            if !changed.isEmpty {
+                parts.append("entities changed: " + changed.map { describeChange(of: $0, model: model, metadata: metadata) }.joined(separator: ", "))
+            }
             throw PersistenceError(
                 .incompatibleModel,
                 message: "\(path) was written with another model (" + parts.joined(separator: "; ") + ")")
         }
         return identifier
+    }
+
+    /// A changed entity's name, with the properties that differ when the file recorded them:
+    /// `Employee (added: email; removed: nickname; changed: salary)`.
+    private static func describeChange(of name: String, model: ManagedObjectModel, metadata: [String: String]) -> String {
+        let prefix = MetadataKey.propertyPrefix + name + "."
+        var stored: [String: String] = [:]
+        for (key, value) in metadata where key.hasPrefix(prefix) { stored[String(key.dropFirst(prefix.count))] = value }
+        guard !stored.isEmpty, let entity = model.entity(named: name) else { return name }
+        let current = Dictionary(entity.properties.map { ($0.name, hex($0.versionHash)) }, uniquingKeysWith: { first, _ in first })
+        var parts: [String] = []
+        let added = current.keys.filter { stored[$0] == nil }.sorted()
+        let removed = stored.keys.filter { current[$0] == nil }.sorted()
+        let changed = current.keys.filter { stored[$0] != nil && stored[$0] != current[$0] }.sorted()
+        if !added.isEmpty { parts.append("added: " + added.joined(separator: ", ")) }
+        if !removed.isEmpty { parts.append("removed: " + removed.joined(separator: ", ")) }
+        if !changed.isEmpty { parts.append("changed: " + changed.joined(separator: ", ")) }
+        return parts.isEmpty ? name : "\(name) (" + parts.joined(separator: "; ") + ")"
     }
 
     /// Lowercase hexadecimal digits of `data`.

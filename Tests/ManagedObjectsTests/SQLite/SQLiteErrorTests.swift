@@ -79,9 +79,33 @@ import Testing
             #expect((error as NSError).code == 134_100)
             #expect(error.message.contains("entities added: Invoice"))
             #expect(error.message.contains("entities removed: Milestone, Passport, Person, Project, Record, Tag"))
-            #expect(error.message.contains("entities changed: Department, Employee"))
+            #expect(error.message.contains("entities changed: Department (removed: "))
+            #expect(error.message.contains("budget"))
+            #expect(error.message.contains(", Employee (removed: "))
         }
         _ = try SQLiteStore(url: directory.file(), model: try makeTestModel())  // still fine
+    }
+
+    @Test func aMismatchNamesThePropertiesAddedRemovedAndChanged() throws {
+        let directory = try TemporaryDirectory()
+        let first = try ManagedObjectModel {
+            Entity("Note") {
+                Property("title", .string)
+                Property("body", .string)
+                Property("stars", .integer16, defaultValue: 0)
+            }
+        }
+        _ = try SQLiteStore(url: directory.file(), model: first)
+        let second = try ManagedObjectModel {
+            Entity("Note") {
+                Property("title", .string)
+                Property("stars", .string)  // changed type
+                Property("tags", .string)  // added
+            }
+        }
+        let error = #expect(throws: PersistenceError.self) { try SQLiteStore(url: directory.file(), model: second) }
+        #expect(error?.code == .incompatibleModel)
+        #expect(error?.message.contains("entities changed: Note (added: tags; removed: body; changed: stars)") == true, "\(error?.message ?? "")")
     }
 
     @Test func aFailedApplyLeavesTheFileAsItWas() throws {
