@@ -11,11 +11,20 @@ extension SQLiteStore {
     /// properties whose `renamingIdentifier` names the old one; leaves the columns of removed
     /// properties in place, unread. Then it records the model's version hashes.
     ///
+    /// A kept property may become optional; it may become required when it has a default
+    /// value (records without a value take it) or when every record has a value.
+    ///
     /// - Throws: ``PersistenceError/Code/migrationFailed`` for a change it cannot infer: a new
-    ///   non-optional attribute without a default value (existing rows would break the rule).
+    ///   non-optional attribute without a default value (existing rows would break the rule); a
+    ///   kept property whose attribute type, destination or cardinality changed (its stored
+    ///   values would be misread; rename it through `renamingIdentifier` to a new property
+    ///   instead); a property made required with records that have no value and no default.
+    ///   Files written before shapes were recorded are not checked for these.
     static func migrate(
-        _ connection: SQLiteConnection, schema: SQLiteSchema, model: ManagedObjectModel, storedEntities: Set<String>, path: String
+        _ connection: SQLiteConnection, schema: SQLiteSchema, model: ManagedObjectModel, storedEntities: Set<String>,
+        metadata: [String: String], path: String
     ) throws {
+        try checkKeptProperties(connection, schema: schema, model: model, storedEntities: storedEntities, metadata: metadata, path: path)
         var columnsByTable: [String: Set<String>] = [:]
         var tableNames: [String] = []
         try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
@@ -102,10 +111,59 @@ extension SQLiteStore {
         }
 
         try connection.execute(
-            "DELETE FROM \"Z_METADATA\" WHERE \"Z_KEY\" LIKE 'entity.%' OR \"Z_KEY\" LIKE 'property.%' OR \"Z_KEY\" = 'modelVersionHash'")
+            "DELETE FROM \"Z_METADATA\" WHERE \"Z_KEY\" LIKE 'entity.%' OR \"Z_KEY\" LIKE 'property.%' OR \"Z_KEY\" LIKE 'shape.%' OR \"Z_KEY\" = 'modelVersionHash'")
         let metadata = try connection.prepare("INSERT INTO \"Z_METADATA\" (\"Z_KEY\", \"Z_VALUE\") VALUES (?, ?)")
         try metadata.execute([.text(MetadataKey.modelVersionHash), .text(hex(model.versionHash))])
         for (key, value) in modelMetadataRows(model) { try metadata.execute([.text(key), .text(value)]) }
+    }
+
+    /// Refuses changes of a kept property's shape that would misread stored values, and fills
+    /// the default into records without a value of a property made required.
+    private static func checkKeptProperties(
+        _ connection: SQLiteConnection, schema: SQLiteSchema, model: ManagedObjectModel, storedEntities: Set<String>,
+        metadata: [String: String], path: String
+    ) throws {
+        for entity in model.entities where storedEntities.contains(entity.name) {
+            for property in entity.ownProperties {
+                guard let old = metadata[MetadataKey.shapePrefix + entity.name + "." + property.name] else { continue }
+                let new = propertyShape(property)
+                if old == new || old == "transient" || new == "transient" { continue }
+                let oldKind = old.split(separator: "|").first.map(String.init) ?? old
+                let newKind = new.split(separator: "|").first.map(String.init) ?? new
+                guard oldKind == newKind else {
+                    throw PersistenceError(
+                        .migrationFailed,
+                        message: "\(path): \(entity.name).\(property.name) changed from \(oldKind) to \(newKind), which lightweight "
+                            + "migration cannot convert; add a new property (or rename the old one with renamingIdentifier)")
+                }
+                guard !property.isOptional, let mapping = schema.entities[entity.name], property.index < mapping.storage.count else {
+                    continue
+                }
+                let column: String
+                switch mapping.storage[property.index] {
+                case .attribute(let name, _): column = name
+                case .toOne(let name, _, _): column = name
+                default: continue
+                }
+                let kinds = model.entities.filter { $0.isKindOf(entity: entity) }.map(\.name)
+                let placeholders = Array(repeating: "?", count: kinds.count).joined(separator: ", ")
+                let condition = "\(column) IS NULL AND \"Z_ENT\" IN (\(placeholders))"
+                var missing: Int64 = 0
+                try connection.prepare("SELECT COUNT(*) FROM \(mapping.table) WHERE \(condition)")
+                    .forEachRow(kinds.map { .text($0) }) { missing = $0.int64(at: 0) }
+                guard missing > 0 else { continue }
+                guard let attribute = property as? AttributeDescription, let defaultValue = attribute.defaultValue,
+                      let value = StoreValue(attributeValue: defaultValue, type: attribute.attributeType)
+                else {
+                    throw PersistenceError(
+                        .migrationFailed,
+                        message: "\(path): \(entity.name).\(property.name) became required, but \(missing) record"
+                            + (missing == 1 ? " has" : "s have") + " no value and it has no default value")
+                }
+                try connection.prepare("UPDATE \(mapping.table) SET \(column) = ? WHERE \(condition)")
+                    .execute([sqliteValue(value)] + kinds.map { .text($0) })
+            }
+        }
     }
 }
 

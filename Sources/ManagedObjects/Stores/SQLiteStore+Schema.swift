@@ -11,6 +11,24 @@ extension SQLiteStore {
         /// Followed by `Entity.property`: that property's version hash, in hex (files written
         /// before this key existed lack it; their mismatches name entities only).
         static let propertyPrefix = "property."
+        /// Followed by `Entity.property`: that property's shape (see ``propertyShape(_:)``).
+        static let shapePrefix = "shape."
+    }
+
+    /// What a stored property is, as migration compares it: its kind with the attribute type or
+    /// the destination and cardinality, then `|optional` or `|required`, or `transient`.
+    static func propertyShape(_ property: PropertyDescription) -> String {
+        if property.isTransient { return "transient" }
+        let kind: String
+        if let attribute = property as? AttributeDescription {
+            kind = "attribute \(attribute.attributeType.rawValue)"
+        } else if let relationship = property as? RelationshipDescription {
+            kind = "relationship \(relationship.destinationEntity?.name ?? "?") "
+                + (relationship.isToMany ? (relationship.isOrdered ? "ordered to-many" : "to-many") : "to-one")
+        } else {
+            kind = "property"
+        }
+        return kind + (property.isOptional ? "|optional" : "|required")
     }
 
     /// The metadata rows that describe the model: each entity's version hash and each of its
@@ -21,6 +39,7 @@ extension SQLiteStore {
             rows.append((MetadataKey.entityPrefix + entity.name, hex(entity.versionHash)))
             for property in entity.properties {
                 rows.append((MetadataKey.propertyPrefix + entity.name + "." + property.name, hex(property.versionHash)))
+                rows.append((MetadataKey.shapePrefix + entity.name + "." + property.name, propertyShape(property)))
             }
         }
         return rows
@@ -110,7 +129,7 @@ extension SQLiteStore {
         let removed = stored.keys.filter { current[$0] == nil }.sorted()
         let changed = current.keys.filter { stored[$0] != nil && stored[$0] != current[$0] }.sorted()
         if !(added.isEmpty && removed.isEmpty && changed.isEmpty) && migrate {
-            try Self.migrate(connection, schema: schema, model: model, storedEntities: Set(stored.keys), path: path)
+            try Self.migrate(connection, schema: schema, model: model, storedEntities: Set(stored.keys), metadata: metadata, path: path)
             return identifier
         }
         if !(added.isEmpty && removed.isEmpty && changed.isEmpty) {

@@ -101,4 +101,45 @@ import Testing
         }
         #expect(try people(try context(try version1())) == ["Ada", "Grace"])
     }
+
+    /// A kept property whose type or cardinality changed is refused (its values would be
+    /// misread), and the file is left as it was.
+    @Test func aChangedTypeOrCardinalityIsRefusedAndTheFileKept() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try seed()
+        let retyped = try ManagedObjectModel { Entity("Person") { Property("name", .integer64); Property("nickname", .string) } }
+        let error = #expect(throws: PersistenceError.self) { try context(retyped, migrate: true) }
+        #expect(error?.code == .migrationFailed)
+        #expect(error?.message.contains("Person.name changed from attribute") == true, "\(error?.message ?? "")")
+        let related = try ManagedObjectModel {
+            Entity("Person") {
+                Property("name", .string)
+                Property("nickname", to: "Tag", toMany: true)
+            }
+            Entity("Tag") { Property("label", .string) }
+        }
+        #expect((#expect(throws: PersistenceError.self) { try context(related, migrate: true) })?.code == .migrationFailed)
+        #expect(try people(try context(try version1())) == ["Ada", "Grace"])
+    }
+
+    /// A property made required takes its default where records have no value; without a
+    /// default it is refused while such records exist. Making one optional always migrates.
+    @Test func optionalityChangesMigrateWhenNoRecordIsLeftWithoutAValue() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try seed()  // nobody has a nickname
+        let requiredWithoutDefault = try ManagedObjectModel {
+            Entity("Person") { Property("name", .string); Property("nickname", .string, optional: false) }
+        }
+        let error = #expect(throws: PersistenceError.self) { try context(requiredWithoutDefault, migrate: true) }
+        #expect(error?.code == .migrationFailed)
+        #expect(error?.message.contains("2 records have no value") == true, "\(error?.message ?? "")")
+
+        let requiredWithDefault = try ManagedObjectModel {
+            Entity("Person") { Property("name", .string, optional: false); Property("nickname", .string, optional: false, defaultValue: "-") }
+        }
+        #expect(try people(try context(requiredWithDefault, migrate: true), key: "nickname") == ["-", "-"])
+
+        let optionalAgain = try ManagedObjectModel { Entity("Person") { Property("name", .string); Property("nickname", .string) } }
+        #expect(try people(try context(optionalAgain, migrate: true)) == ["Ada", "Grace"])
+    }
 }
