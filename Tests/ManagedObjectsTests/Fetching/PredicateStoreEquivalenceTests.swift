@@ -22,6 +22,15 @@ import Testing
         "SUBQUERY(projects, $p, $p.title CONTAINS 'o').@count > 0", "age BETWEEN {30, 40} AND firstName LIKE '*a*'",
     ]
 
+    /// A coordinator with one store of `type` (in a temporary directory, kept while the
+    /// returned directory lives).
+    private func makeCoordinator(_ type: PersistentStoreType) throws -> (PersistentStoreCoordinator, TemporaryDirectory) {
+        let directory = try TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
+        try coordinator.addPersistentStore(type: type, at: type == .inMemory ? nil : directory.file())
+        return (coordinator, directory)
+    }
+
     private func populate(_ context: ManagedObjectContext) throws {
         let research = TestDepartment(context: context)
         research.name = "Research"
@@ -53,10 +62,8 @@ import Testing
     @Test(arguments: [PersistentStoreType.inMemory, .binary, .sqlite])
     func storeFetchesMatchInMemoryEvaluation(type: PersistentStoreType) throws {
         #expect(Self.predicates.count >= 40)
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("equivalence-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: url) }
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
-        try coordinator.addPersistentStore(type: type, at: type == .inMemory ? nil : url)
+        let (coordinator, directory) = try makeCoordinator(type)
+        defer { withExtendedLifetime(directory) {} }
         let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
         try populate(writer)
         let all = try writer.fetch(FetchRequest<TestEmployee>(entityName: "Employee"))
@@ -74,10 +81,8 @@ import Testing
     /// limit, on every store type.
     @Test(arguments: [PersistentStoreType.inMemory, .binary, .sqlite])
     func countsIDsAndDictionariesMatchFetchedObjects(type: PersistentStoreType) throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("equivalence-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: url) }
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
-        try coordinator.addPersistentStore(type: type, at: type == .inMemory ? nil : url)
+        let (coordinator, directory) = try makeCoordinator(type)
+        defer { withExtendedLifetime(directory) {} }
         try populate(ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter()))
         let sorts: [[KeyPathSortDescriptor]] = [
             [], [KeyPathSortDescriptor(key: "salary", ascending: false)],
@@ -124,10 +129,8 @@ import Testing
     /// context's objects, not the store alone.
     @Test(arguments: [PersistentStoreType.inMemory, .sqlite])
     func countsIDsAndDictionariesIncludePendingChanges(type: PersistentStoreType) throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("equivalence-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: url) }
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
-        try coordinator.addPersistentStore(type: type, at: type == .inMemory ? nil : url)
+        let (coordinator, directory) = try makeCoordinator(type)
+        defer { withExtendedLifetime(directory) {} }
         let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
         try populate(context)
         let request = FetchRequest<TestEmployee>(entityName: "Employee", predicate: try KeyValuePredicate(format: "salary > 100"))
@@ -153,10 +156,8 @@ import Testing
     /// Dictionaries of key paths, relationships or unknown keys take the general path; an
     /// unknown key still throws.
     @Test func dictionariesOfKeyPathsAndUnknownKeys() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("equivalence-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: url) }
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
-        try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let (coordinator, directory) = try makeCoordinator(.sqlite)
+        defer { withExtendedLifetime(directory) {} }
         try populate(ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter()))
         let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
         var request = FetchRequest<TestEmployee>(entityName: "Employee", predicate: try KeyValuePredicate(format: "firstName == 'Ada'"))
