@@ -69,6 +69,26 @@ import Testing
         #expect(employees.allSatisfy { $0.age >= 25 })
     }
 
+    /// Firing an employee gives it its department as a fault: nothing of the department is
+    /// read until one of its properties is.
+    @Test func toOneTargetsArriveAsFaults() throws {
+        let (coordinator, store, directory) = try makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let employee = try #require(try context.fetch(FetchRequest<TestEmployee>(
+            entityName: "Employee", predicate: try KeyValuePredicate(format: "firstName == 'E3-4'"))).first)
+        #expect(employee.firstName == "E3-4")
+        var department: TestDepartment?
+        let fired = store.recordingSQL { department = employee.department }
+        let target = try #require(department)
+        #expect(target.isFault)
+        #expect(fired.isEmpty, "\(fired)")
+        let read = store.recordingSQL { _ = target.name }
+        #expect(target.name == "D3")
+        #expect(!target.isFault)
+        #expect(read.contains { $0.contains(#"FROM "ZDEPARTMENT""#) }, "\(read)")
+    }
+
     @Test func prefetchingReadsEachRelationshipOnce() throws {
         let (coordinator, store, directory) = try makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
