@@ -315,8 +315,8 @@ final class FaultBatch {
 }
 
 /// A fault as predicates matched in memory see it: the values of its fetched row for the
-/// entity's properties (and key paths through a to-one relationship), the object itself for
-/// `SELF` and for every other key, which then fires the fault and throws as key-value coding
+/// entity's attributes and to-one relationships (and key paths through them), the object
+/// itself for `SELF` and for every other key (to-many relationships among them), which then fires the fault and throws as key-value coding
 /// does (an unknown key, a gone record).
 struct FetchedRowStandIn: KeyValuePredicateStandIn {
     let object: ManagedObject
@@ -328,7 +328,9 @@ struct FetchedRowStandIn: KeyValuePredicateStandIn {
     func value(forKeyPath keyPath: String) throws -> Any? {
         let dot = keyPath.firstIndex(of: ".")
         let key = dot.map { String(keyPath[..<$0]) } ?? keyPath
-        guard let property = object.entity.propertiesByName[key], !property.isTransient, property.index < values.count else {
+        guard let property = object.entity.propertiesByName[key], !property.isTransient, property.index < values.count,
+              !object.entity.isToManyByIndex[property.index]
+        else {
             return try object.value(forKeyPath: keyPath)
         }
         let value = values[property.index]

@@ -229,6 +229,8 @@ extension ManagedObjectContext {
                 return id
             }
             if relationship.isToMany {
+                // An untouched relationship fault is written back as the store gave it.
+                if let fault = value as? RelationshipFault { return .toMany(fault.ids) }
                 var related = try ManagedObject.objects(inCollection: value).map(savedID)
                 if !relationship.isOrdered { related.sort { ($0.primaryKey ?? 0, $0.entity.name) < ($1.primaryKey ?? 0, $1.entity.name) } }
                 return .toMany(related)

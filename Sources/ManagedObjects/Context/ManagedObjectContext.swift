@@ -295,9 +295,8 @@ public final class ManagedObjectContext {
         case .uri(let url): return url
         case .toOne(let id): return id.map { object(with: $0) }
         case .toMany(let ids):
-            let objects = ids.map { object(with: $0) }
-            if let relationship = property as? RelationshipDescription, relationship.isOrdered { return objects }
-            return Set(objects)
+            // Loaded when first read (see `ManagedObject.resolveRelationshipFault(at:)`).
+            return RelationshipFault(ids: ids)
         }
     }
 

@@ -117,6 +117,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// value, empty to-many collections, nil elsewhere. Shared by every new object and fault
     /// (copied on first write).
     package let initialValues: ContiguousArray<Any?>
+    /// Whether the property at each index is a to-many relationship: the slots that may hold a
+    /// relationship fault.
+    package let isToManyByIndex: [Bool]
 
     init(
         spec: Entity, managedObjectClass: ManagedObject.Type, superentity: EntityDescription?,
@@ -148,6 +151,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
             initialValues[relationship.index] = relationship.isOrdered ? [ManagedObject]() as Any : Set<ManagedObject>() as Any
         }
         self.initialValues = initialValues
+        isToManyByIndex = properties.map { ($0 as? RelationshipDescription)?.isToMany ?? false }
         renamingIdentifier = spec.renamingIdentifier
         versionHashModifier = spec.versionHashModifier
         userInfo = spec.userInfo

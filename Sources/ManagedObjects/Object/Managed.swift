@@ -69,6 +69,7 @@ public struct Managed<Value>: ManagedStorage {
     @usableFromInline
     static func managedValue(in object: ManagedObject, at index: Int) -> Value {
         if object.flags.contains(.fault) { object.willAccessValue(forKey: nil) }
+        object.resolveRelationshipFault(at: index)
         let stored = object.values.indices.contains(index) ? object.values[index] : nil
         return typedValue(stored, object: object, index: index)
     }
@@ -143,6 +144,7 @@ extension ManagedObject {
     /// Sets a modeled value of an object nobody observes: what `willChangeValue`, the store
     /// and `didChangeValue` do together, without looking the key up or queueing the change.
     final func setUnobservedValue(_ stored: Any?, of property: PropertyDescription) {
+        resolveRelationshipFault(at: property.index)
         let old = values[property.index]
         values[property.index] = stored
         guard let relationship = property as? RelationshipDescription else {

@@ -36,6 +36,7 @@ extension ManagedObject {
         var pending = PendingManagedChange(
             key: key, property: property, oldValue: nil, removed: [], added: [], insertedIndexes: nil, isWhole: false)
         if let relationship = property as? RelationshipDescription, relationship.isToMany {
+            resolveRelationshipFault(at: relationship.index)
             switch change {
             case .setting, .setMutation(.set, _):
                 pending.oldValue = values[relationship.index]
@@ -137,11 +138,13 @@ extension ManagedObject {
 
     /// The objects of a to-many slot, in order for ordered relationships.
     final func toManyObjects(at index: Int) -> [ManagedObject] {
-        Self.objects(inCollection: values[index])
+        resolveRelationshipFault(at: index)
+        return Self.objects(inCollection: values[index])
     }
 
     /// Whether a to-many slot holds `object`: O(1) for sets, O(n) for ordered relationships.
     final func toManyContains(_ object: ManagedObject, at index: Int) -> Bool {
+        resolveRelationshipFault(at: index)
         switch values[index] {
         case let set as Set<ManagedObject>: return set.contains(object)
         case let array as [ManagedObject]: return array.contains { $0 === object }
@@ -226,6 +229,7 @@ extension ManagedObject {
     /// Removes objects from a to-many relationship with the precise notification.
     final func removeFromToMany(_ relationship: RelationshipDescription, _ objects: [ManagedObject]) {
         let key = relationship.name, index = relationship.index
+        resolveRelationshipFault(at: index)
         if relationship.isOrdered {
             let current = toManyObjects(at: index)
             let removedIDs = Set(objects.map(ObjectIdentifier.init))
@@ -260,6 +264,7 @@ extension ManagedObject {
     /// with the precise notification.
     final func addToToMany(_ relationship: RelationshipDescription, _ objects: [ManagedObject], at position: Int?) {
         let key = relationship.name, index = relationship.index
+        resolveRelationshipFault(at: index)
         if relationship.isOrdered {
             var array = toManyObjects(at: index)
             let present = Set(array.map(ObjectIdentifier.init))
@@ -373,6 +378,7 @@ extension ManagedObject {
         case (nil, nil): return true
         case (nil, _), (_, nil): return false
         case (let lhs?, let rhs?):
+            if lhs is RelationshipFault || rhs is RelationshipFault { return relatedIDs(lhs) == relatedIDs(rhs) }
             if let a = asModelObject(lhs) { return a === asModelObject(rhs) }
             if let a = lhs as? [ManagedObject], let b = rhs as? [ManagedObject] {
                 return a.count == b.count && zip(a, b).allSatisfy { $0 === $1 }
@@ -381,6 +387,12 @@ extension ManagedObject {
             if let a = lhs as? AnyHashable, let b = rhs as? AnyHashable { return a == b }
             return false
         }
+    }
+
+    /// The IDs a to-many value relates to, as a set: a relationship fault's, or its objects'.
+    private static func relatedIDs(_ value: Any) -> Set<ManagedObjectID> {
+        if let fault = value as? RelationshipFault { return Set(fault.ids) }
+        return Set(objects(inCollection: value).map(\.objectID))
     }
 
     static func isEmptyCollection(_ value: Any) -> Bool {

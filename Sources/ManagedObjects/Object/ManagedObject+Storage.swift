@@ -114,6 +114,7 @@ extension ManagedObject {
         guard let value else { return "nil" }
         if let relationship = property as? RelationshipDescription {
             if relationship.isToMany {
+                if let fault = value as? RelationshipFault { return "<relationship fault: \(fault.ids.count) objects>" }
                 let objects = (value as? [ManagedObject]) ?? (value as? Set<ManagedObject>).map(Array.init) ?? []
                 return "<\(objects.count) object\(objects.count == 1 ? "" : "s")>"
             }
@@ -250,5 +251,31 @@ extension ManagedObject {
     }
 }
 
-/// Stands in a relationship's storage slot while the related objects are not loaded.
-struct RelationshipFault {}
+/// Stands in a to-many relationship's storage slot while its objects are not loaded: the IDs
+/// of the related records, as the store gave them. The first read of the relationship replaces
+/// it with the objects (registered ones, or new faults); saving an untouched relationship
+/// writes the IDs back as they are.
+struct RelationshipFault: Hashable {
+    let ids: [ManagedObjectID]
+}
+
+extension ManagedObject {
+    /// Loads the to-many relationship at `index` if it is still a relationship fault: its slot
+    /// (and the snapshot's, when it holds the same fault) gets the related objects. Registers a
+    /// fault for each related record not registered yet; reads nothing from the store.
+    @inline(__always)
+    final func resolveRelationshipFault(at index: Int) {
+        guard index < values.count, entity.isToManyByIndex[index], values[index] is RelationshipFault else { return }
+        loadRelationshipFault(at: index)
+    }
+
+    private func loadRelationshipFault(at index: Int) {
+        guard let fault = values[index] as? RelationshipFault, let context,
+              let relationship = entity.properties[index] as? RelationshipDescription
+        else { return }
+        let objects = fault.ids.map { context.object(with: $0) }
+        let loaded: Any = relationship.isOrdered ? objects : Set(objects)
+        values[index] = loaded
+        if let held = snapshot?[index] as? RelationshipFault, held == fault { snapshot?[index] = loaded }
+    }
+}

@@ -16,7 +16,7 @@ extension ManagedObject {
         }
         if let relationship = property as? RelationshipDescription {
             if relationship.isToMany {
-                let count = Self.objects(inCollection: value).count
+                let count = (value as? RelationshipFault)?.ids.count ?? Self.objects(inCollection: value).count
                 if count == 0 && !relationship.isOptional {
                     throw failure(.missingMandatoryProperty, "at least one related object is required")
                 }
@@ -113,7 +113,8 @@ extension ManagedObject {
         var errors: [any Error] = []
         for relationship in entity.relationships where relationship.deleteRule == .deny {
             let value = values.indices.contains(relationship.index) ? values[relationship.index] : nil
-            let count = relationship.isToMany ? Self.objects(inCollection: value).count : (value == nil ? 0 : 1)
+            let count = relationship.isToMany
+                ? (value as? RelationshipFault)?.ids.count ?? Self.objects(inCollection: value).count : (value == nil ? 0 : 1)
             if count > 0 {
                 errors.append(
                     ValidationError(

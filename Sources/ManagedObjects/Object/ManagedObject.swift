@@ -185,13 +185,20 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// property in your own stored property (the guide's custom primitive accessors).
     ///
     /// - Throws: ``KeyValueCodingError/Code/undefinedKey`` for a key the entity does not model;
-    ///   ``PersistenceError/Code/objectNotFound`` when the fault's record is gone.
+    ///   ``PersistenceError/Code/objectNotFound`` when the fault's record is gone, or when a
+    ///   to-many relationship not loaded yet has no context to load it from.
     ///
     /// Corresponds to `-[NSManagedObject primitiveValueForKey:]`.
     open func primitiveValue(forKey key: String) throws -> Any? {
         if primitiveProbe == .probing { primitiveProbe = .reachedStorage }
         let property = try modeledProperty(forKey: key)
         try fireFaultIfNeeded()
+        resolveRelationshipFault(at: property.index)
+        if values[property.index] is RelationshipFault {
+            throw PersistenceError(
+                .objectNotFound, message: "the relationship \(entity.name).\(key) of \(objectID) has no context to load it from",
+                objectID: objectID)
+        }
         return values[property.index]
     }
 

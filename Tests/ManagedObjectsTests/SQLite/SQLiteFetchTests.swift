@@ -7,7 +7,7 @@ import Testing
 /// same records, and say honestly when they did not translate.
 @Suite struct SQLiteFetchTests {
     /// A SQLite stack with 12 employees, some with nil names, and the objects read back.
-    private func makeData() throws -> (ManagedTestStack, SQLiteStore, [TestEmployee]) {
+    private func makeData() throws -> (ManagedTestStack, SQLiteStore, [TestEmployee], ManagedObjectContext) {
         let stack = try TestStore.$kind.withValue(.sqlite) { try ManagedTestStack() }
         let names: [String?] = ["Ada", "Grace", "alan", nil, "Édouard", "Barbara", "Ada", "Zoe", "ann%", "a_b", nil, "Linus"]
         for (index, name) in names.enumerated() {
@@ -23,7 +23,7 @@ import Testing
         let objects = try store.records(of: entity, includesSubentities: true).map {
             try #require(try context.existingObject(with: $0.objectID) as? TestEmployee)
         }
-        return (stack, store, objects)
+        return (stack, store, objects, context)
     }
 
     static let translated: [String] = [
@@ -45,7 +45,8 @@ import Testing
 
     @Test(arguments: translated)
     func translatedPredicatesSelectWhatInMemoryEvaluationSelects(_ format: String) throws {
-        let (stack, store, objects) = try makeData()
+        let (stack, store, objects, context) = try makeData()
+        defer { withExtendedLifetime(context) {} }
         let entity = try #require(stack.model.entity(named: "Employee"))
         let predicate = try KeyValuePredicate(format: format)
         let expected = try objects.filter { try predicate.evaluate(with: $0) }.map(\.objectID)
@@ -56,7 +57,8 @@ import Testing
 
     @Test(arguments: notTranslated)
     func otherPredicatesReturnASupersetAndSaySo(_ format: String) throws {
-        let (stack, store, objects) = try makeData()
+        let (stack, store, objects, context) = try makeData()
+        defer { withExtendedLifetime(context) {} }
         let entity = try #require(stack.model.entity(named: "Employee"))
         let predicate = try KeyValuePredicate(format: format)
         let expected = Set(try objects.filter { try predicate.evaluate(with: $0) }.map(\.objectID))
@@ -67,7 +69,8 @@ import Testing
     }
 
     @Test func partOfAnAndIsAppliedAndTheRestLeftToTheContext() throws {
-        let (stack, store, _) = try makeData()
+        let (stack, store, _, context) = try makeData()
+        defer { withExtendedLifetime(context) {} }
         let entity = try #require(stack.model.entity(named: "Employee"))
         let predicate = try KeyValuePredicate(format: "salary > 5000 AND firstName LIKE[c] '*a*'")
         let result = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate))
@@ -76,7 +79,8 @@ import Testing
     }
 
     @Test func sortsLimitsAndOffsetsMatchInMemorySorting() throws {
-        let (stack, store, objects) = try makeData()
+        let (stack, store, objects, context) = try makeData()
+        defer { withExtendedLifetime(context) {} }
         let entity = try #require(stack.model.entity(named: "Employee"))
         let sorts = [KeyPathSortDescriptor(key: "lastName", ascending: false), KeyPathSortDescriptor(key: "age")]
         let predicate = try KeyValuePredicate(format: "salary > 1000")
@@ -97,7 +101,8 @@ import Testing
     }
 
     @Test func aFetchIsOneStatementPlusOnePerToManyRelationship() throws {
-        let (stack, store, _) = try makeData()
+        let (stack, store, _, context) = try makeData()
+        defer { withExtendedLifetime(context) {} }
         let entity = try #require(stack.model.entity(named: "Employee"))
         let before = store.statementCount
         _ = try store.fetch(StoreFetchRequest(entity: entity, predicate: try KeyValuePredicate(format: "salary > 1000")))

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import ManagedObjects
+
+/// A fired object's to-many relationships stay relationship faults until read: no object is
+/// made or registered for their members, and saving or editing around them loses nothing.
+@Suite struct RelationshipFaultTests {
+    /// A saved department with three employees (two on a project), read back in a new context.
+    private func makeSaved(_ kind: TestStore.Kind) throws -> (ManagedTestStack, ManagedObjectContext, ManagedObjectID, ManagedObjectID) {
+        let stack = try TestStore.$kind.withValue(kind) { try ManagedTestStack() }
+        let research = stack.department("Research")
+        let compiler = TestProject(context: stack.context)
+        compiler.title = "Compiler"
+        for name in ["Ada", "Grace", "Alan"] {
+            let employee = stack.employee(name)
+            employee.department = research
+            if name != "Alan" { employee.projects = [compiler] }
+        }
+        try stack.context.save()
+        return (stack, stack.makeContext(), research.objectID, compiler.objectID)
+    }
+
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func aFiredObjectsToManyStaysAFaultUntilRead(kind: TestStore.Kind) throws {
+        let (_, context, researchID, _) = try makeSaved(kind)
+        let research = try #require(try context.existingObject(with: researchID) as? TestDepartment)
+        #expect(!research.isFault)
+        #expect(research.hasFault(forRelationshipNamed: "employees"))
+        #expect(context.registeredObjects.count == 1, "no object is made for the members")
+        #expect(research.description.contains("relationship fault: 3 objects"))
+        #expect(research.changedValues().isEmpty)
+
+        let names = Set(research.employees.compactMap(\.firstName))
+        #expect(names == ["Ada", "Grace", "Alan"])
+        #expect(!research.hasFault(forRelationshipNamed: "employees"))
+        #expect(research.changedValues().isEmpty, "loading a relationship is not a change")
+        #expect(!research.hasChanges)
+    }
+
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func savingAroundAnUntouchedRelationshipFaultKeepsIt(kind: TestStore.Kind) throws {
+        let (stack, context, researchID, compilerID) = try makeSaved(kind)
+        let research = try #require(try context.existingObject(with: researchID) as? TestDepartment)
+        let compiler = try #require(try context.existingObject(with: compilerID) as? TestProject)
+        #expect(research.hasFault(forRelationshipNamed: "employees") && compiler.hasFault(forRelationshipNamed: "members"))
+        research.name = "R&D"
+        compiler.title = "Compilers"
+        try context.save()
+
+        let reader = stack.makeContext()
+        let saved = try #require(try reader.existingObject(with: researchID) as? TestDepartment)
+        #expect(saved.name == "R&D")
+        #expect(saved.employees.count == 3)
+        let project = try #require(try reader.existingObject(with: compilerID) as? TestProject)
+        #expect(Set(project.members.compactMap(\.firstName)) == ["Ada", "Grace"])
+    }
+
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func editingThroughTheOtherSideKeepsInversesRight(kind: TestStore.Kind) throws {
+        let (stack, context, researchID, _) = try makeSaved(kind)
+        let research = try #require(try context.existingObject(with: researchID) as? TestDepartment)
+        let ada = try #require(try context.fetch(FetchRequest<TestEmployee>(
+            entityName: "Employee", predicate: try KeyValuePredicate(format: "firstName == 'Ada'"))).first)
+        #expect(research.hasFault(forRelationshipNamed: "employees"))
+        let sales = stack.department("Sales", in: context)
+        ada.department = sales  // takes Ada out of research's employees, which must load to do so
+        #expect(!research.hasFault(forRelationshipNamed: "employees"))
+        #expect(Set(research.employees.compactMap(\.firstName)) == ["Grace", "Alan"])
+        #expect(sales.employees.map(\.firstName) == ["Ada"])
+        try context.save()
+
+        let reader = stack.makeContext()
+        let saved = try #require(try reader.existingObject(with: researchID) as? TestDepartment)
+        #expect(Set(saved.employees.compactMap(\.firstName)) == ["Grace", "Alan"])
+    }
+
+    @Test func aRelationshipFaultWithNoContextThrowsWhenReadByKey() throws {
+        let (_, context, researchID, _) = try makeSaved(.sqlite)
+        var research: TestDepartment? = try context.existingObject(with: researchID) as? TestDepartment
+        withExtendedLifetime(context) {}
+        let detached = try #require(research)
+        research = nil
+        context.reset()
+        let error = #expect(throws: PersistenceError.self) { try detached.value(forKey: "employees") }
+        #expect(error?.code == .objectNotFound)
+        #expect(detached.employees.isEmpty, "the typed accessor reads an empty set")
+    }
+}
