@@ -105,13 +105,22 @@ extension ManagedObjectContext {
     }
 
     /// Forgets every registered object and every unsaved change; objects you still hold leave
-    /// the context. The undo manager forgets everything.
+    /// the context and lose their values (reading them by key throws
+    /// ``PersistenceError/Code/objectNotFound``, typed accessors read empty values), so objects
+    /// that held each other are freed. The undo manager forgets everything.
     ///
     /// Corresponds to `-[NSManagedObjectContext reset]`.
     public func reset() {
         for object in registered.values {
             object.context = nil
-            object.flags.remove([.inserted, .updated, .deleted])
+            // The objects are invalid from now on, as in Core Data: their values go, which also
+            // lets objects that held each other (both sides of a relationship) be freed.
+            object.values = []
+            object.snapshot = nil
+            object.cachedRecord = nil
+            object.faultBatch = nil
+            object.pendingChanges = []
+            object.flags = [.fault, .awokeFromInsert]
         }
         registered.removeAll()
         inserted = []

@@ -85,4 +85,33 @@ import Testing
         #expect(error?.code == .objectNotFound)
         #expect(detached.employees.isEmpty, "the typed accessor reads an empty set")
     }
+
+    /// Objects related both ways hold each other once the relationship is loaded, as in Core
+    /// Data; `reset()` and `refresh(_:mergeChanges: false)` let them go.
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func resetAndRefreshFreeObjectsThatHoldEachOther(kind: TestStore.Kind) throws {
+        let (_, context, researchID, _) = try makeSaved(kind)
+        weak var department: TestDepartment?
+        weak var member: TestEmployee?
+        do {
+            let research = try #require(try context.existingObject(with: researchID) as? TestDepartment)
+            let first = try #require(research.employees.first)
+            #expect(first.department === research)  // both sides loaded: a cycle
+            department = research
+            member = first
+        }
+        #expect(department != nil, "the loaded relationship keeps both alive")
+        context.reset()
+        #expect(department == nil && member == nil)
+
+        do {
+            let research = try #require(try context.existingObject(with: researchID) as? TestDepartment)
+            _ = research.employees.map(\.firstName)
+            department = research
+            for employee in research.employees { context.refresh(employee, mergeChanges: false) }
+            context.refresh(research, mergeChanges: false)
+        }
+        context.processPendingChanges()  // the objects-did-change notification holds refreshed objects until then
+        #expect(department == nil)
+    }
 }
