@@ -141,6 +141,10 @@ extension ManagedObjectContext {
             entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
             sortDescriptors: request.sortDescriptors)
         let pending = request.includesPendingChanges && hasChanges
+        // A store reads related records as saved: with unsaved changes to see, a predicate that
+        // reads through relationships is matched in memory only.
+        let predicateInMemory = pending && (request.predicate.map(Self.readsThroughRelationships) ?? false)
+        if predicateInMemory { storeRequest.predicate = nil }
         // Offset and limit apply to the merged results: a store may apply them only when it
         // holds every record and no unsaved change joins its results.
         if !pending && persistentStoreCoordinator.persistentStores.count == 1 {
@@ -154,7 +158,7 @@ extension ManagedObjectContext {
             objects = rows.objectIDs.map { object(with: $0) }
             return try finishFetch(objects, request)
         }
-        var appliedPredicate = true, appliedOrder = true
+        var appliedPredicate = !predicateInMemory, appliedOrder = true
         var seen = Set<ObjectIdentifier>()
         for store in persistentStoreCoordinator.persistentStores {
             let result = try store.fetch(storeRequest)
@@ -227,6 +231,25 @@ extension ManagedObjectContext {
         }
         for path in request.relationshipKeyPathsForPrefetching { try prefetch(path, of: objects) }
         return objects
+    }
+
+    /// Whether a predicate reads a key path of more than one key, or compares objects.
+    private static func readsThroughRelationships(_ predicate: KeyValuePredicate) -> Bool {
+        switch predicate {
+        case .truePredicate, .falsePredicate: return false
+        case .and(let parts), .or(let parts): return parts.contains(where: readsThroughRelationships)
+        case .not(let inner): return readsThroughRelationships(inner)
+        case .comparison(let comparison):
+            return readsThroughRelationships(comparison.leftExpression) || readsThroughRelationships(comparison.rightExpression)
+        }
+    }
+
+    private static func readsThroughRelationships(_ expression: KeyValueExpression) -> Bool {
+        switch expression {
+        case .keyPath(let path): return path.contains(".")
+        case .constant, .variable: return false
+        case .evaluatedObject, .keyPathOn, .aggregate, .subquery: return true
+        }
     }
 
     private static let viewObjectKey = "\u{0}object"

@@ -95,7 +95,7 @@ extension SQLiteStore {
     /// entity (no records).
     private func plan(_ request: StoreFetchRequest) -> FetchPlan? {
         guard let mapping = schema.entities[request.entity.name] else { return nil }
-        var translator = SQLitePredicateTranslator(entity: request.entity, mapping: mapping)
+        var translator = SQLitePredicateTranslator(entity: request.entity, mapping: mapping, schema: schema)
         let (entityCondition, entityBindings) = entityCondition(mapping, includesSubentities: request.includesSubentities)
         var conditions = entityCondition.isEmpty ? [] : [entityCondition]
         var bindings = entityBindings
@@ -147,13 +147,26 @@ extension SQLiteStore {
 struct SQLitePredicateTranslator {
     let entity: EntityDescription
     let mapping: SQLiteSchema.EntityMapping
+    let schema: SQLiteSchema
     /// The values of the `?` placeholders of the conditions made so far, in order.
     private(set) var bindings: [SQLiteValue] = []
 
-    init(entity: EntityDescription, mapping: SQLiteSchema.EntityMapping) {
+    init(entity: EntityDescription, mapping: SQLiteSchema.EntityMapping, schema: SQLiteSchema) {
         self.entity = entity
         self.mapping = mapping
+        self.schema = schema
     }
+
+    /// An attribute column a comparison reads: on the fetched table, or (`via`) on the table of
+    /// a to-one relationship's destination, reached through the foreign key.
+    private struct Column {
+        var sql: String
+        var kind: Kind
+        var via: (foreignKey: String, table: String)?
+    }
+
+    /// The alias of the destination table inside a to-one subquery.
+    private static let destinationAlias = "\"Z_DESTINATION\""
 
     /// The kinds of column a constant can be compared with.
     private enum Kind { case number, boolean, string, date }
@@ -189,21 +202,45 @@ struct SQLitePredicateTranslator {
         }
     }
 
-    /// The column of an attribute key path, with the kind of constants it compares with.
-    private func column(_ expression: KeyValueExpression) -> (String, Kind)? {
-        guard case .keyPath(let key) = expression, let property = entity.propertiesByName[key],
-              property.index < mapping.storage.count,
+    /// The column of an attribute key path, with the kind of constants it compares with:
+    /// `salary`, or `department.name` through a to-one relationship.
+    private func column(_ expression: KeyValueExpression) -> Column? {
+        guard case .keyPath(let path) = expression else { return nil }
+        let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if keys.count == 1 {
+            return attributeColumn(keys[0], of: entity, in: mapping).map { Column(sql: "\(mapping.table).\($0.column)", kind: $0.kind) }
+        }
+        guard keys.count == 2, let (foreignKey, destination, destinationMapping) = toOne(keys[0]),
+              let (column, kind) = attributeColumn(keys[1], of: destination, in: destinationMapping)
+        else { return nil }
+        return Column(sql: "\(Self.destinationAlias).\(column)", kind: kind, via: (foreignKey, destinationMapping.table))
+    }
+
+    /// A stored attribute of `entity` with a type whose comparisons SQL makes exactly.
+    private func attributeColumn(
+        _ key: String, of entity: EntityDescription, in mapping: SQLiteSchema.EntityMapping
+    ) -> (column: String, kind: Kind)? {
+        guard let property = entity.propertiesByName[key], property.index < mapping.storage.count,
               case .attribute(let column, let type) = mapping.storage[property.index]
         else { return nil }
-        let kind: Kind
         switch type {
-        case .integer16, .integer32, .integer64, .double, .float: kind = .number
-        case .boolean: kind = .boolean
-        case .string: kind = .string
-        case .date: kind = .date
+        case .integer16, .integer32, .integer64, .double, .float: return (column, .number)
+        case .boolean: return (column, .boolean)
+        case .string: return (column, .string)
+        case .date: return (column, .date)
         default: return nil
         }
-        return ("\(mapping.table).\(column)", kind)
+    }
+
+    /// A to-one relationship of the fetched entity: its foreign key column (qualified), its
+    /// destination and the destination's mapping.
+    private func toOne(_ key: String) -> (String, EntityDescription, SQLiteSchema.EntityMapping)? {
+        guard let relationship = entity.relationshipsByName[key], !relationship.isToMany,
+              relationship.index < mapping.storage.count,
+              case .toOne(let column, _, _) = mapping.storage[relationship.index],
+              let destination = relationship.destinationEntity, let destinationMapping = schema.entities[destination.name]
+        else { return nil }
+        return ("\(mapping.table).\(column)", destination, destinationMapping)
     }
 
     /// A constant as a bound value for a column of `kind`; nil when the comparison would not
@@ -244,6 +281,7 @@ struct SQLitePredicateTranslator {
 
     private mutating func comparison(_ comparison: KeyValuePredicate.Comparison) -> String? {
         guard comparison.modifier == .direct, comparison.options.isEmpty else { return nil }
+        if let sql = relationshipComparison(comparison) { return sql }
         var op = comparison.operatorType
         var left = comparison.leftExpression, right = comparison.rightExpression
         if column(left) == nil, column(right) != nil, right.isConstant == false {
@@ -258,7 +296,28 @@ struct SQLitePredicateTranslator {
             default: return nil
             }
         }
-        guard let (column, kind) = self.column(left), case .constant(let constant) = right else { return nil }
+        guard let found = self.column(left), case .constant(let constant) = right else { return nil }
+        guard let via = found.via else { return condition(op, column: found.sql, kind: found.kind, constant: constant) }
+        // Through a to-one relationship: a record without a related object compares as a nil
+        // value does in memory (the NULL form), the others through the destination's rows.
+        guard let whenNil = condition(op, column: "NULL", kind: found.kind, constant: constant),
+              let whenRelated = condition(op, column: found.sql, kind: found.kind, constant: constant)
+        else { return nil }
+        return "((\(via.foreignKey) IS NULL AND \(whenNil)) OR \(via.foreignKey) IN "
+            + "(SELECT \(Self.destinationAlias).\"Z_PK\" FROM \(via.table) AS \(Self.destinationAlias) WHERE \(whenRelated)))"
+    }
+
+    /// `column OP constant` with in-memory semantics, or nil (no bindings added then).
+    private mutating func condition(_ op: KeyValuePredicate.Comparison.Operator, column: String, kind: Kind, constant: Any?) -> String? {
+        let saved = bindings
+        guard let sql = plainCondition(op, column: column, kind: kind, constant: constant) else {
+            bindings = saved
+            return nil
+        }
+        return sql
+    }
+
+    private mutating func plainCondition(_ op: KeyValuePredicate.Comparison.Operator, column: String, kind: Kind, constant: Any?) -> String? {
         if Self.isNil(constant) {
             switch op {
             case .equalTo: return "\(column) IS NULL"
@@ -309,6 +368,22 @@ struct SQLitePredicateTranslator {
         }
     }
 
+    /// `relationship == nil` and `relationship != nil` for a to-one relationship: its foreign
+    /// key. (Comparisons with an object stay in memory: they compare identity, which depends on
+    /// the context.)
+    private func relationshipComparison(_ comparison: KeyValuePredicate.Comparison) -> String? {
+        var left = comparison.leftExpression, right = comparison.rightExpression
+        if case .constant = left, case .keyPath = right { swap(&left, &right) }
+        guard case .keyPath(let key) = left, case .constant(let constant) = right, Self.isNil(constant),
+              let (foreignKey, _, _) = toOne(key)
+        else { return nil }
+        switch comparison.operatorType {
+        case .equalTo: return "\(foreignKey) IS NULL"
+        case .notEqualTo: return "\(foreignKey) IS NOT NULL"
+        default: return nil
+        }
+    }
+
     /// The elements of a constant array or set.
     private static func elements(_ constant: Any) -> [Any]? {
         if let array = constant as? [Any] { return array }
@@ -318,7 +393,7 @@ struct SQLitePredicateTranslator {
 
     /// The ORDER BY term of a sort descriptor on an attribute with the default comparison.
     func sortColumn(_ descriptor: KeyPathSortDescriptor) -> String? {
-        guard descriptor.comparison == .default, let (column, _) = column(.keyPath(descriptor.key)) else { return nil }
-        return column
+        guard descriptor.comparison == .default, let column = column(.keyPath(descriptor.key)), column.via == nil else { return nil }
+        return column.sql
     }
 }

@@ -35,11 +35,13 @@ import Testing
         "NOT (salary > 3000)", "NOT (lastName == 'L1')", "NOT lastName BEGINSWITH 'L'",
         "salary > 1000 AND (firstName == 'Ada' OR lastName == nil)", "TRUEPREDICATE", "FALSEPREDICATE",
         "firstName < 'B'", "firstName >= 'a'", "lastName != nil AND NOT (age > 40 OR age < 25)",
+        "department.name == 'Research'", "department.name != 'Research'", "department == nil", "department != nil",
+        "nil != department", "department.name BEGINSWITH 'R' OR salary < 2000",
     ]
 
     static let notTranslated: [String] = [
         "firstName ==[c] 'ada'", "firstName BEGINSWITH[cd] 'e'", "firstName LIKE 'A*'", "firstName MATCHES 'A.*'",
-        "department.name == 'Research'", "ANY projects.title == 'X'", "salary == 'x'", "firstName == 3",
+        "department.budget > 1000", "department.name ==[c] 'research'", "ANY projects.title == 'X'", "salary == 'x'", "firstName == 3",
         "firstName CONTAINS ''",
     ]
 
@@ -107,5 +109,29 @@ import Testing
         let before = store.statementCount
         _ = try store.fetch(StoreFetchRequest(entity: entity, predicate: try KeyValuePredicate(format: "salary > 1000")))
         #expect(store.statementCount - before == 2)  // the rows, then projects for all of them
+    }
+
+    /// Key paths through a to-one relationship run in SQL on saved rows; a fetch that must see
+    /// unsaved changes of the related objects matches them in memory instead.
+    @Test func toOneKeyPathsSeePendingChangesOfRelatedObjects() throws {
+        let stack = try TestStore.$kind.withValue(.sqlite) { try ManagedTestStack() }
+        let research = stack.department("Research")
+        let sales = stack.department("Sales")
+        for (name, department) in [("Ada", research), ("Grace", research), ("Alan", sales)] {
+            stack.employee(name).department = department
+        }
+        _ = stack.employee("Nobody")
+        try stack.context.save()
+        let request = FetchRequest<TestEmployee>(entityName: "Employee", predicate: try KeyValuePredicate(format: "department.name == 'R&D'"))
+        #expect(try stack.context.fetch(request).isEmpty)
+        research.name = "R&D"
+        #expect(Set(try stack.context.fetch(request).compactMap(\.firstName)) == ["Ada", "Grace"])
+        #expect(try stack.context.count(for: request) == 2)
+        var saved = request
+        saved.includesPendingChanges = false
+        #expect(try stack.context.fetch(saved).isEmpty)
+        let other = FetchRequest<TestEmployee>(entityName: "Employee", predicate: try KeyValuePredicate(format: "department.name != 'Sales'"))
+        let reader = stack.makeContext()
+        #expect(Set(try reader.fetch(other).compactMap(\.firstName)) == ["Ada", "Grace", "Nobody"])
     }
 }
