@@ -10,14 +10,29 @@ extension ManagedObjectContext {
     /// deletes count.
     ///
     /// - Throws: ``ModelError/Code/unknownEntity`` for an unknown entity name;
+    ///   ``ModelError/Code/entityClassMismatch`` when no object of the entity (or of its
+    ///   subentities the request includes) can be an `Object`;
     ///   ``KeyValuePredicateError`` or ``KeyValueCodingError`` from evaluating the predicate or
     ///   sorting in memory; ``PersistenceError`` from the store.
-    /// - Returns: The objects, as `Object`s; objects of the entity that are not `Object`s are left
-    ///   out.
+    /// - Returns: The objects, as `Object`s; objects of subentities whose class is not an
+    ///   `Object` are left out.
     ///
     /// Corresponds to `-[NSManagedObjectContext executeFetchRequest:error:]`.
     public func fetch<Object>(_ request: FetchRequest<Object>) throws -> [Object] {
-        try fetchObjects(request).compactMap { $0 as? Object }
+        if Object.self != ManagedObject.self, let entity = persistentStoreCoordinator.managedObjectModel.entity(named: request.entityName) {
+            var hierarchy = [entity], next = 0
+            while request.includesSubentities && next < hierarchy.count {
+                hierarchy += hierarchy[next].subentities
+                next += 1
+            }
+            guard hierarchy.contains(where: { $0.managedObjectClass is Object.Type }) else {
+                throw ModelError(
+                    .entityClassMismatch, entity: entity.name,
+                    message: "FetchRequest<\(Object.self)> names the entity \(entity.name), whose objects are "
+                        + "\(entity.managedObjectClass), not \(Object.self)")
+            }
+        }
+        return try fetchObjects(request).compactMap { $0 as? Object }
     }
 
     /// The IDs of the objects a request describes.

@@ -97,6 +97,12 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
         /// unknown entity.
         public static let unknownEntity = Code(rawValue: 15)
 
+        /// A typed fetch request names an entity none of whose objects (its own or its
+        /// subentities') can be of the request's type.
+        ///
+        /// Corresponds to nothing in Core Data, where the cast of the results fails at run time.
+        public static let entityClassMismatch = Code(rawValue: 16)
+
         /// The constant's name (`"inverseMismatch"`), or `"code N"` for an unknown code.
         ///
         /// Corresponds to nothing in Cocoa, whose codes are bare numbers.
@@ -117,6 +123,7 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
             case .malformedModelFile: "malformedModelFile"
             case .unknownModelVersion: "unknownModelVersion"
             case .unknownEntity: "unknownEntity"
+            case .entityClassMismatch: "entityClassMismatch"
             default: "code \(rawValue)"
             }
         }

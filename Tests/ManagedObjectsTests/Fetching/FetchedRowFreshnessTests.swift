@@ -197,3 +197,17 @@ import Testing
         #expect(try intact.value(forKey: "payload") as? String == "hello")
     }
 }
+
+/// A typed fetch names an entity whose objects can be of its type.
+@Suite struct TypedFetchTests {
+    @Test func anEntityOfAnotherClassIsAnError() throws {
+        let stack = try ManagedTestStack()
+        _ = stack.department("Research")
+        try stack.context.save()
+        let error = #expect(throws: ModelError.self) { try stack.context.fetch(FetchRequest<TestEmployee>(entityName: "Department")) }
+        #expect(error?.code == .entityClassMismatch)
+        #expect(error?.message.contains("TestDepartment") == true)
+        #expect(try stack.context.fetch(FetchRequest<ManagedObject>(entityName: "Department")).count == 1)
+        #expect(try stack.context.fetch(FetchRequest<TestDepartment>(entityName: "Department")).count == 1)
+    }
+}
