@@ -10,9 +10,17 @@ extension ManagedObject {
     ///
     /// - Throws: ``ValidationError`` with the code of the first constraint it breaks.
     final func validateModelConstraints(of property: PropertyDescription, value: Any?) throws {
+        try Self.checkModelConstraints(of: property, value: value, entityName: entity.name, object: self)
+    }
+
+    /// Checks `value` against the model's constraints for `property` of an entity named
+    /// `entityName`; `object` is named in the error when there is one.
+    ///
+    /// - Throws: ``ValidationError`` with the code of the first constraint it breaks.
+    static func checkModelConstraints(of property: PropertyDescription, value: Any?, entityName: String, object: AnyObject?) throws {
         let key = property.name
         func failure(_ code: ValidationError.Code, _ message: String) -> ValidationError {
-            ValidationError(code, key: key, value: value, object: self, message: "\(entity.name).\(key): \(message)")
+            ValidationError(code, key: key, value: value, object: object, message: "\(entityName).\(key): \(message)")
         }
         if let relationship = property as? RelationshipDescription {
             if relationship.isToMany {
