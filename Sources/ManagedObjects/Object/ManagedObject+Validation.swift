@@ -51,7 +51,8 @@ extension ManagedObject {
             return
         }
         let type = attribute.attributeType
-        let converted = Self.convert(value, to: attribute)
+        // Stored values already have the attribute's type; only others need converting.
+        let converted: Any? = attribute.valueType.map { Swift.type(of: value) == $0 } == true ? value : Self.convert(value, to: attribute)
         if let minimum = attribute.minimumValue, let converted, Self.compare(converted, minimum, as: type) == .orderedAscending {
             throw failure(
                 type == .date ? .dateTooSoon : .numberTooSmall, "\(value) is less than the minimum \(minimum)")
@@ -87,7 +88,10 @@ extension ManagedObject {
         switch type {
         case .integer16, .integer32, .integer64:
             return order(convertKeyValue(lhs, to: Int64.self), convertKeyValue(rhs, to: Int64.self))
-        case .double, .float: return order(convertKeyValue(lhs, to: Double.self), convertKeyValue(rhs, to: Double.self))
+        case .double:
+            if let a = lhs as? Double, let b = rhs as? Double { return order(a, b) }
+            return order(convertKeyValue(lhs, to: Double.self), convertKeyValue(rhs, to: Double.self))
+        case .float: return order(convertKeyValue(lhs, to: Double.self), convertKeyValue(rhs, to: Double.self))
         case .decimal: return order(convertKeyValue(lhs, to: Decimal.self), convertKeyValue(rhs, to: Decimal.self))
         case .date: return order(lhs as? Date, rhs as? Date)
         default: return nil
