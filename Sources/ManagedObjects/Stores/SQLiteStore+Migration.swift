@@ -9,7 +9,9 @@ extension SQLiteStore {
     /// adds a column for each new attribute (filled with its default value) and to-one
     /// relationship; renames tables, columns and stored entity names for entities and
     /// properties whose `renamingIdentifier` names the old one; leaves the columns of removed
-    /// properties in place, unread. Then it records the model's version hashes.
+    /// properties in place, unread; deletes the records of removed entities from the tables of
+    /// hierarchies it keeps, with the references to them. Then it records the model's version
+    /// hashes.
     ///
     /// A kept property may become optional; it may become required when it has a default
     /// value (records without a value take it) or when every record has a value.
@@ -109,12 +111,42 @@ extension SQLiteStore {
             }
             try connection.prepare("UPDATE \"Z_PRIMARYKEY\" SET \"Z_ENT\" = ? WHERE \"Z_ENT\" = ?").execute([.text(new), .text(old)])
         }
+        let modelNames = Set(model.entities.map(\.name))
+        let removed = storedEntities.subtracting(modelNames).subtracting(renamedEntities.map(\.old)).sorted()
+        if !removed.isEmpty { try dropRecords(of: removed, connection, schema: schema) }
 
         try connection.execute(
             "DELETE FROM \"Z_METADATA\" WHERE \"Z_KEY\" LIKE 'entity.%' OR \"Z_KEY\" LIKE 'property.%' OR \"Z_KEY\" LIKE 'shape.%' OR \"Z_KEY\" = 'modelVersionHash'")
         let metadata = try connection.prepare("INSERT INTO \"Z_METADATA\" (\"Z_KEY\", \"Z_VALUE\") VALUES (?, ?)")
         try metadata.execute([.text(MetadataKey.modelVersionHash), .text(hex(model.versionHash))])
         for (key, value) in modelMetadataRows(model) { try metadata.execute([.text(key), .text(value)]) }
+    }
+
+    /// Deletes the rows of entities the model no longer has from the tables of hierarchies it
+    /// keeps (they would name an unknown entity), then clears the foreign keys and join rows
+    /// that referred to records no longer there.
+    private static func dropRecords(of removed: [String], _ connection: SQLiteConnection, schema: SQLiteSchema) throws {
+        let placeholders = Array(repeating: "?", count: removed.count).joined(separator: ", ")
+        for table in schema.tables {
+            try connection.prepare("DELETE FROM \(table.name) WHERE \"Z_ENT\" IN (\(placeholders))").execute(removed.map { .text($0) })
+        }
+        for mapping in schema.entities.values {
+            for storage in mapping.storage {
+                switch storage {
+                case .toOne(let column, let entityColumn, let destination):
+                    guard let target = schema.entities[destination]?.table else { continue }
+                    let clear = ([column] + (entityColumn.map { [$0] } ?? [])).map { "\($0) = NULL" }.joined(separator: ", ")
+                    try connection.execute(
+                        "UPDATE \(mapping.table) SET \(clear) WHERE \(column) IS NOT NULL AND \(column) NOT IN (SELECT \"Z_PK\" FROM \(target))")
+                case .toManyByJoin(let join, let own, let other, _, let otherTable):
+                    try connection.execute(
+                        "DELETE FROM \(join) WHERE \(own) NOT IN (SELECT \"Z_PK\" FROM \(mapping.table)) "
+                            + "OR \(other) NOT IN (SELECT \"Z_PK\" FROM \(otherTable))")
+                default:
+                    continue
+                }
+            }
+        }
     }
 
     /// Refuses changes of a kept property's shape that would misread stored values, and fills

@@ -142,4 +142,43 @@ import Testing
         let optionalAgain = try ManagedObjectModel { Entity("Person") { Property("name", .string); Property("nickname", .string) } }
         #expect(try people(try context(optionalAgain, migrate: true)) == ["Ada", "Grace"])
     }
+
+    /// Removing a subentity drops its records (their rows would name an entity the model no
+    /// longer has) and clears references to them; the rest of the hierarchy stays readable.
+    @Test func removingASubentityDropsItsRecordsAndReferencesToThem() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func model(withCircles: Bool) throws -> ManagedObjectModel {
+            try ManagedObjectModel {
+                Entity("Shape") {
+                    Property("name", .string)
+                    Property("drawing", to: "Drawing", inverse: "shapes")
+                }
+                Entity("Square", parent: "Shape") { Property("side", .double) }
+                if withCircles { Entity("Circle", parent: "Shape") { Property("radius", .double) } }
+                Entity("Drawing") {
+                    Property("title", .string)
+                    Property("shapes", to: "Shape", inverse: "drawing", toMany: true)
+                    Property("favourite", to: "Shape")
+                }
+            }
+        }
+        do {
+            let context = try context(try model(withCircles: true))
+            let drawing = try context.insertNewObject(forEntityName: "Drawing")
+            try drawing.setValue("Plan", forKey: "title")
+            for (entity, name) in [("Square", "a"), ("Circle", "b"), ("Square", "c")] {
+                let shape = try context.insertNewObject(forEntityName: entity)
+                try shape.setValue(name, forKey: "name")
+                try shape.setValue(drawing, forKey: "drawing")
+                if name == "b" { try drawing.setValue(shape, forKey: "favourite") }
+            }
+            try context.save()
+        }
+        let migrated = try context(try model(withCircles: false), migrate: true)
+        #expect(try people(migrated, entity: "Shape", key: "name") == ["a", "c"])
+        let drawing = try #require(try migrated.fetch(FetchRequest<ManagedObject>(entityName: "Drawing")).first)
+        #expect(try drawing.value(forKey: "favourite") == nil)
+        let shapes = try #require(try drawing.value(forKey: "shapes") as? Set<ManagedObject>)
+        #expect(Set(try shapes.map { try $0.value(forKey: "name") as? String }) == ["a", "c"])
+    }
 }
