@@ -27,6 +27,12 @@ func crashTestModel() throws -> ManagedObjectModel {
     }
 }
 
+/// The payload of a row: its batch and position, padded to 200 bytes.
+func crashTestPayload(batch: Int64, position: Int64) -> String {
+    let head = "batch \(batch) row \(position) "
+    return head + String(repeating: "x", count: max(0, 200 - head.utf8.count))
+}
+
 do {
     let coordinator = PersistentStoreCoordinator(managedObjectModel: try crashTestModel())
     try coordinator.addPersistentStore(type: PersistentStoreType(rawValue: arguments[1]), at: URL(fileURLWithPath: arguments[2]))
@@ -41,7 +47,8 @@ do {
         for position in 0..<20 {
             let row = try context.insertNewObject(forEntityName: "Row")
             try row.setValue(position, forKey: "position")
-            try row.setValue(String(repeating: "x", count: 200), forKey: "payload")
+            // Names its batch and position, so a reopened store can check every row's contents.
+            try row.setValue(crashTestPayload(batch: Int64(number), position: Int64(position)), forKey: "payload")
             try rows.insert(row)
         }
         try context.save()

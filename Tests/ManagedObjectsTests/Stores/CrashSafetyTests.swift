@@ -66,8 +66,17 @@ import Testing
             #expect(numbers.count <= acknowledged + 1, "round \(round): more saves than the worker made")
             #expect(numbers == (0..<Int64(numbers.count)).map { $0 + 1 }, "round \(round): batches missing or repeated")
             for batch in batches {
+                let number = try #require(try batch.value(forKey: "number") as? Int64)
                 let rows = try #require(try batch.value(forKey: "rows") as? Set<ManagedObject>)
                 #expect(rows.count == 20, "round \(round): a half-saved batch")
+                let positions = try rows.compactMap { try $0.value(forKey: "position") as? Int64 }.sorted()
+                #expect(positions == Array(0..<20), "round \(round): batch \(number) has rows missing or repeated")
+                for row in rows {
+                    let position = try #require(try row.value(forKey: "position") as? Int64)
+                    let head = "batch \(number) row \(position) "
+                    let expected = head + String(repeating: "x", count: 200 - head.utf8.count)
+                    #expect(try row.value(forKey: "payload") as? String == expected, "round \(round): a damaged row")
+                }
             }
             #expect(try context.count(for: FetchRequest<ManagedObject>("Row")) == numbers.count * 20)
             acknowledged = numbers.count
