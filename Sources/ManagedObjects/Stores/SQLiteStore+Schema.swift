@@ -61,6 +61,8 @@ extension SQLiteStore {
         if mode.lowercased() != "wal" {
             throw PersistenceError(.invalidStore, message: "\(path) cannot use write-ahead logging (journal mode \(mode))")
         }
+        // Every commit reaches the disk before a save returns, whatever SQLite's build default.
+        try connection.execute("PRAGMA synchronous = FULL")
         // One write transaction, so that two coordinators opening a new file at once create
         // the schema once: the second waits, then finds the first one's tables.
         return try connection.transaction {

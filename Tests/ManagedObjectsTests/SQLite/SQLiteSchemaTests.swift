@@ -26,6 +26,12 @@ import Testing
         let employee = try #require(model.entity(named: "Employee"))
         #expect(metadata.contains("entity.Employee|\(SQLiteStore.hex(employee.versionHash))"))
         #expect(try probe.query("PRAGMA journal_mode") == ["wal"])
+        let synchronous = try probe.store.withConnection(.operationFailed) { state -> Int64 in
+            var level: Int64 = -1
+            try state.connection.prepare("PRAGMA synchronous").forEachRow { level = $0.int64(at: 0) }
+            return level
+        }
+        #expect(synchronous == 2, "FULL: a save that returned survives a power loss")
     }
 
     @Test func reopeningKeepsTheIdentifierSoPermanentIDsStayValid() throws {
