@@ -230,7 +230,9 @@ extension SQLiteStore {
     /// usually follow each other), so that most rows cost no dictionary lookup.
     struct EntityLookup {
         var all: [String: (EntityDescription, SQLiteSchema.EntityMapping)] = [:]
-        var last: (name: String, entity: EntityDescription, mapping: SQLiteSchema.EntityMapping)?
+        /// The last row's entity and how its rows read (not the whole mapping, whose copy would
+        /// cost a retain and release of each of its arrays per row).
+        var last: (name: String, entity: EntityDescription, reads: [SQLiteSchema.Read])?
     }
 
     /// One row as a record (to-many relationships still empty).
@@ -239,22 +241,24 @@ extension SQLiteStore {
         kinds: inout EntityLookup
     ) throws -> StoreRecord {
         let key = row.int64(at: 0), name = row.text(at: 1), version = row.int64(at: 2)
-        let entity: EntityDescription, mapping: SQLiteSchema.EntityMapping
+        let entity: EntityDescription, reads: [SQLiteSchema.Read]
         if let last = kinds.last, last.name == name {
-            (entity, mapping) = (last.entity, last.mapping)
-        } else if let known = kinds.all[name] {
-            (entity, mapping) = known
+            (entity, reads) = (last.entity, last.reads)
         } else {
-            guard let found = model.entity(named: name), let foundMapping = schema.entities[name] else {
-                throw PersistenceError(
-                    .operationFailed, message: "row \(key) of \(table) names an entity the model does not have: \(name)", sql: row.sql)
+            if let known = kinds.all[name] {
+                (entity, reads) = (known.0, known.1.reads)
+            } else {
+                guard let found = model.entity(named: name), let foundMapping = schema.entities[name] else {
+                    throw PersistenceError(
+                        .operationFailed, message: "row \(key) of \(table) names an entity the model does not have: \(name)", sql: row.sql)
+                }
+                (entity, reads) = (found, foundMapping.reads)
+                kinds.all[name] = (found, foundMapping)
             }
-            (entity, mapping) = (found, foundMapping)
-            kinds.all[name] = (found, foundMapping)
+            kinds.last = (name, entity, reads)
         }
-        kinds.last = (name, entity, mapping)
         var values = [StoreValue](repeating: .null, count: entity.properties.count)
-        for read in mapping.reads {
+        for read in reads {
             switch read {
             case .attribute(let index, let position, let type):
                 guard !row.isNull(at: position) else { continue }
