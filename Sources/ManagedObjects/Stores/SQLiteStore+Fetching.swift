@@ -303,8 +303,10 @@ struct SQLitePredicateTranslator {
         guard let whenNil = condition(op, column: "NULL", kind: found.kind, constant: constant),
               let whenRelated = condition(op, column: found.sql, kind: found.kind, constant: constant)
         else { return nil }
-        return "((\(via.foreignKey) IS NULL AND \(whenNil)) OR \(via.foreignKey) IN "
-            + "(SELECT \(Self.destinationAlias).\"Z_PK\" FROM \(via.table) AS \(Self.destinationAlias) WHERE \(whenRelated)))"
+        // CASE keeps the result two-valued: `fk IN (…)` alone is NULL for a NULL key, and NOT
+        // of NULL would drop the row where in-memory evaluation keeps it.
+        return "(CASE WHEN \(via.foreignKey) IS NULL THEN \(whenNil) ELSE \(via.foreignKey) IN "
+            + "(SELECT \(Self.destinationAlias).\"Z_PK\" FROM \(via.table) AS \(Self.destinationAlias) WHERE \(whenRelated)) END)"
     }
 
     /// `column OP constant` with in-memory semantics, or nil (no bindings added then).

@@ -16,6 +16,7 @@ import Testing
         "firstName IN {'Ada', 'Alan'}", "lastName == nil", "lastName != nil", "lastName == NULL OR lastName BEGINSWITH 'L'",
         "firstName < 'B'", "firstName >= 'Edsger'",
         "department.name == 'Research'", "department.name != 'Research'", "department == nil", "department != nil",
+        "NOT department.name == 'Research'", "NOT (department.name BEGINSWITH 'R') AND age > 30",
         "department.budget > 1000", "ANY projects.title == 'Compiler'", "ALL projects.title BEGINSWITH 'C'",
         "NONE projects.title == 'Compiler'", "projects.@count == 0", "projects.@count >= 1",
         "department.employees.@count > 2", "department.employees.@avg.salary > 110",

@@ -36,7 +36,8 @@ import Testing
         "salary > 1000 AND (firstName == 'Ada' OR lastName == nil)", "TRUEPREDICATE", "FALSEPREDICATE",
         "firstName < 'B'", "firstName >= 'a'", "lastName != nil AND NOT (age > 40 OR age < 25)",
         "department.name == 'Research'", "department.name != 'Research'", "department == nil", "department != nil",
-        "nil != department", "department.name BEGINSWITH 'R' OR salary < 2000",
+        "nil != department", "department.name BEGINSWITH 'R' OR salary < 2000", "NOT department.name == 'Research'",
+        "NOT (department.name < 'S' OR department.name > 'T')",
     ]
 
     static let notTranslated: [String] = [
