@@ -296,7 +296,7 @@ public final class ManagedObjectContext {
         case .toOne(let id): return id.map { object(with: $0) }
         case .toMany(let ids):
             // Loaded when first read (see `ManagedObject.resolveRelationshipFault(at:)`).
-            return RelationshipFault(ids: ids)
+            return RelationshipFault(ids: ids, isOrdered: (property as? RelationshipDescription)?.isOrdered ?? false)
         }
     }
 

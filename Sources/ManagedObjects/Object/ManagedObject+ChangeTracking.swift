@@ -378,7 +378,7 @@ extension ManagedObject {
         case (nil, nil): return true
         case (nil, _), (_, nil): return false
         case (let lhs?, let rhs?):
-            if lhs is RelationshipFault || rhs is RelationshipFault { return relatedIDs(lhs) == relatedIDs(rhs) }
+            if lhs is RelationshipFault || rhs is RelationshipFault { return sameRelatedObjects(lhs, rhs) }
             if let a = asModelObject(lhs) { return a === asModelObject(rhs) }
             if let a = lhs as? [ManagedObject], let b = rhs as? [ManagedObject] {
                 return a.count == b.count && zip(a, b).allSatisfy { $0 === $1 }
@@ -389,10 +389,14 @@ extension ManagedObject {
         }
     }
 
-    /// The IDs a to-many value relates to, as a set: a relationship fault's, or its objects'.
-    private static func relatedIDs(_ value: Any) -> Set<ManagedObjectID> {
-        if let fault = value as? RelationshipFault { return Set(fault.ids) }
-        return Set(objects(inCollection: value).map(\.objectID))
+    /// Whether two to-many values, one of them at least a relationship fault, relate the same
+    /// records: in the same order for an ordered relationship.
+    private static func sameRelatedObjects(_ lhs: Any, _ rhs: Any) -> Bool {
+        func ids(_ value: Any) -> [ManagedObjectID] {
+            (value as? RelationshipFault)?.ids ?? objects(inCollection: value).map(\.objectID)
+        }
+        let ordered = (lhs as? RelationshipFault)?.isOrdered ?? (rhs as? RelationshipFault)?.isOrdered ?? false
+        return ordered ? ids(lhs) == ids(rhs) : Set(ids(lhs)) == Set(ids(rhs))
     }
 
     static func isEmptyCollection(_ value: Any) -> Bool {

@@ -257,6 +257,8 @@ extension ManagedObject {
 /// writes the IDs back as they are.
 struct RelationshipFault: Hashable {
     let ids: [ManagedObjectID]
+    /// Whether the relationship is ordered (`ids` in its order).
+    let isOrdered: Bool
 }
 
 extension ManagedObject {

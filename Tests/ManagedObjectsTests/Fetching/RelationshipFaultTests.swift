@@ -114,4 +114,39 @@ import Testing
         context.processPendingChanges()  // the objects-did-change notification holds refreshed objects until then
         #expect(department == nil)
     }
+
+    /// A reorder of an ordered relationship saved by another context reaches a context that
+    /// had loaded it, through a merge, and its next save does not write the old order back.
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func mergingAReorderOfALoadedOrderedRelationshipKeepsIt(kind: TestStore.Kind) throws {
+        let stack = try TestStore.$kind.withValue(kind) { try ManagedTestStack() }
+        let project = TestProject(context: stack.context)
+        project.title = "Compiler"
+        let milestones = try project.mutableArrayValue(forKey: "milestones")
+        for title in ["one", "two", "three"] {
+            let milestone = TestMilestone(context: stack.context)
+            milestone.title = title
+            try milestones.append(milestone)
+        }
+        try stack.context.save()
+
+        let reader = stack.makeContext()
+        let loaded = try #require(try reader.existingObject(with: project.objectID) as? TestProject)
+        #expect(try (loaded.value(forKey: "milestones") as? [TestMilestone])?.map(\.title) == ["one", "two", "three"])
+
+        let recorder = NotificationRecorder(ManagedObjectContext.didSaveNotification, center: stack.center)
+        let last = try milestones.element(at: 2)
+        try milestones.remove(at: 2)
+        try milestones.insert(last, at: 0)
+        try stack.context.save()
+        reader.mergeChanges(fromContextDidSave: try #require(recorder.notifications.last))
+        #expect(try (loaded.value(forKey: "milestones") as? [TestMilestone])?.map(\.title) == ["three", "one", "two"])
+
+        loaded.title = "Compilers"
+        try reader.save()
+        let check = stack.makeContext()
+        let saved = try #require(try check.existingObject(with: project.objectID) as? TestProject)
+        #expect(try (saved.value(forKey: "milestones") as? [TestMilestone])?.map(\.title) == ["three", "one", "two"])
+        #expect(saved.title == "Compilers")
+    }
 }
