@@ -107,6 +107,16 @@ extension ManagedObject {
         let overrides = attributesWithCustomPrimitiveAccessors()
         for property in entity.properties where !property.isTransient {
             var value = attributeValue(property, overrides: overrides)
+            if value is RelationshipFault {
+                // Not read since it was loaded, so unchanged: the model's counts are checked on
+                // its IDs; it is loaded only for a class validator of the key.
+                guard type(of: self).validator(forKey: property.name) != nil else {
+                    do { try validateModelConstraints(of: property, value: value) } catch { errors.append(error) }
+                    continue
+                }
+                resolveRelationshipFault(at: property.index)
+                value = values[property.index]
+            }
             do { try validateValue(&value, forKey: property.name) } catch { errors.append(error) }
         }
         for descriptor in propertyTable.descriptors where entity.propertiesByName[descriptor.key] == nil {

@@ -150,3 +150,58 @@ import Testing
         #expect(saved.title == "Compilers")
     }
 }
+
+/// A department whose class validates its employees (at most two).
+final class SmallDepartment: ManagedObject {
+    @Managed var name: String?
+    @Managed var employees: Set<ManagedObject>
+
+    override class func validator(forKey key: String) -> KeyValueValidator? {
+        guard key == "employees" else { return super.validator(forKey: key) }
+        return KeyValueValidator { (_: SmallDepartment, employees: inout Set<ManagedObject>) in
+            if employees.count > 2 { throw ValidationError(key: "employees", value: employees.count, message: "at most two employees") }
+        }
+    }
+}
+
+/// Validation sees objects, never a relationship fault: unread relationships are checked on the
+/// model's counts, or loaded for a class validator of the key.
+@Suite struct RelationshipFaultValidationTests {
+    @Test(arguments: [PersistentStoreType.inMemory, .sqlite])
+    func aClassValidatorSeesTheLoadedObjects(type: PersistentStoreType) throws {
+        let model = try ManagedObjectModel {
+            Entity("Department", class: SmallDepartment.self) {
+                Property("name", .string)
+                Property("employees", to: "Employee", inverse: "department", toMany: true)
+            }
+            Entity("Employee") {
+                Property("name", .string)
+                Property("department", to: "Department", inverse: "employees")
+            }
+        }
+        let directory = try TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: type, at: type == .inMemory ? nil : directory.file())
+        let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let department = SmallDepartment(context: writer)
+        department.name = "Small"
+        for name in ["Ada", "Grace"] {
+            let employee = try writer.insertNewObject(forEntityName: "Employee")
+            try employee.setValue(name, forKey: "name")
+            try employee.setValue(department, forKey: "department")
+        }
+        try writer.save()
+
+        let reader = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let loaded = try #require(try reader.existingObject(with: department.objectID) as? SmallDepartment)
+        #expect(loaded.hasFault(forRelationshipNamed: "employees"))
+        loaded.name = "Smaller"
+        try reader.save()  // the validator gets the two employees, not a fault
+
+        let third = try reader.insertNewObject(forEntityName: "Employee")
+        try third.setValue("Alan", forKey: "name")
+        try third.setValue(loaded, forKey: "department")
+        let error = #expect(throws: ValidationError.self) { try reader.save() }
+        #expect(error?.message.contains("at most two") == true)
+    }
+}
