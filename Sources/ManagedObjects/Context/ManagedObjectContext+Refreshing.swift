@@ -106,16 +106,16 @@ extension ManagedObjectContext {
 
     /// Forgets every registered object and every unsaved change; objects you still hold leave
     /// the context and lose their values (reading them by key throws
-    /// ``PersistenceError/Code/objectNotFound``, typed accessors read empty values), so objects
-    /// that held each other are freed. The undo manager forgets everything.
+    /// ``PersistenceError/Code/objectNotFound``; typed accessors read the entity's default
+    /// values), so objects that held each other are freed. The undo manager forgets everything.
     ///
     /// Corresponds to `-[NSManagedObjectContext reset]`.
     public func reset() {
         for object in registered.values {
             object.context = nil
-            // The objects are invalid from now on, as in Core Data: their values go, which also
-            // lets objects that held each other (both sides of a relationship) be freed.
-            object.values = []
+            // The objects are invalid from now on, as in Core Data: their values go back to the
+            // entity's initial ones, which also lets objects that held each other be freed.
+            object.values = object.entity.initialValues
             object.snapshot = nil
             object.cachedRecord = nil
             object.faultBatch = nil

@@ -101,6 +101,11 @@ public struct Managed<Value>: ManagedStorage {
         }
         if let empty = (Value.self as? any ManagedEmptyValue.Type)?.managedEmptyValue as? Value { return empty }
         let property = object.entity.properties[index]
+        if object.isFault {
+            preconditionFailure(
+                "@Managed var \(property.name): \(Value.self) of \(object.entity.name) \(object.objectID): the fault could not be "
+                    + "loaded (its record is gone, or its context is); read it through value(forKey:), which throws")
+        }
         preconditionFailure(
             "@Managed var \(property.name): \(Value.self) of \(object.entity.name) cannot hold "
                 + (stored.map { "\($0) (\(type(of: $0)))" } ?? "nil") + "; declare it optional or of the attribute's type")
@@ -132,6 +137,9 @@ extension ManagedObject {
             preconditionFailure("@Managed var \(property.name) of \(entity.name): \(error)")
         }
         try? fireFaultIfNeeded()
+        // A fault that could not load (no context, record gone) takes the value on its entity's
+        // initial values; nothing can save it.
+        if values.count <= index { values = entity.initialValues }
         if observationState == nil {
             setUnobservedValue(stored, of: property)
             return

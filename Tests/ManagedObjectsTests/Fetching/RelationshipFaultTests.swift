@@ -151,6 +151,25 @@ import Testing
     }
 }
 
+/// Objects still held after `reset()` read their entity's defaults through typed accessors,
+/// take new values without trapping, and throw when read by key.
+@Suite struct ResetObjectTests {
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func heldObjectsAfterResetReadDefaultsAndDoNotTrap(kind: TestStore.Kind) throws {
+        let stack = try TestStore.$kind.withValue(kind) { try ManagedTestStack() }
+        let ada = stack.employee("Ada", salary: 5000)
+        ada.department = stack.department("Research")
+        try stack.context.save()
+        stack.context.reset()
+        #expect(ada.managedObjectContext == nil)
+        #expect(ada.salary == 0 && ada.firstName == nil && ada.department == nil)
+        ada.salary = 10
+        ada.firstName = "Augusta"
+        #expect(ada.salary == 10 && ada.firstName == "Augusta")
+        #expect((#expect(throws: PersistenceError.self) { try ada.value(forKey: "salary") })?.code == .objectNotFound)
+    }
+}
+
 /// A department whose class validates its employees (at most two).
 final class SmallDepartment: ManagedObject {
     @Managed var name: String?
