@@ -35,12 +35,12 @@ extension ManagedObjectContext {
         }
         let store = try persistentStoreCoordinator.storeForNewObjects()
         guard !request.objects.isEmpty else { return [] }
-        let plan = BatchInsertPlan(entity: entity)
+        let plan = try BatchInsertPlan(entity: entity)
         var records: [[StoreValue]] = []
         records.reserveCapacity(request.objects.count)
         /// For each related record (by relationship and key: every related record is in `store`),
-        /// the positions of the new records its to-many inverse gains.
-        var gains: [BatchInsertPlan.RelatedKey: (target: ManagedObjectID, inverse: RelationshipDescription, positions: [Int])] = [:]
+        /// the positions of the new records its to-many inverse gains, if it has one.
+        var gains: [BatchInsertPlan.RelatedKey: (target: ManagedObjectID, inverse: RelationshipDescription?, positions: [Int])] = [:]
         var failures: [any Error] = []
         var checkedValues = plan.defaultCheckedValues
         for (position, dictionary) in request.objects.enumerated() {
@@ -63,8 +63,9 @@ extension ManagedObjectContext {
                     let id = try relatedID(raw, for: relationship, label: label(), storeIdentifier: store.identifier)
                     objectValue = id
                     record[index] = .toOne(id)
-                    if let inverse = relationship.inverseRelationship, let key = id.primaryKey {
-                        gains[BatchInsertPlan.RelatedKey(relationship: index, primaryKey: key), default: (id, inverse, [])].positions.append(position)
+                    if let key = id.primaryKey {
+                        gains[BatchInsertPlan.RelatedKey(relationship: index, primaryKey: key), default: (id, relationship.inverseRelationship, [])]
+                            .positions.append(position)
                     }
                 }
                 if let slot = plan.checkedSlot[index] { checkedValues[slot] = objectValue }
@@ -87,23 +88,28 @@ extension ManagedObjectContext {
             let ids = keys.map { ManagedObjectID(entity: entity, storeIdentifier: store.identifier, primaryKey: $0) }
             var changes = SaveChanges()
             changes.inserted = zip(ids, records).map { StoreRecord(objectID: $0, version: 1, values: $1) }
-            let targets = gains.values.map(\.target)
-            _ = try store.versions(of: targets)  // the versions the write checks again
-            let current = try store.records(for: targets)
+            // Every related record must exist; those whose inverse gains members are read whole.
+            let existing = try store.versions(of: gains.values.map(\.target))  // the versions the write checks again
+            if let missing = gains.values.first(where: { existing[$0.target] == nil })?.target {
+                throw PersistenceError(
+                    .objectNotFound, message: "the batch relates records to \(missing), which does not exist", objectID: missing)
+            }
+            let current = try store.records(for: gains.values.filter { $0.inverse != nil }.map(\.target))
             // One updated record per target, with every inverse that gains members.
             var updated: [ManagedObjectID: StoreRecord] = [:]
             for gain in gains.values {
+                guard let inverse = gain.inverse else { continue }
                 let target = gain.target
                 guard var record = updated[target] ?? current[target] else {
                     throw PersistenceError(
                         .objectNotFound, message: "the batch relates records to \(target), which no longer exists", objectID: target)
                 }
                 var members: [ManagedObjectID] = []
-                if gain.inverse.index < record.values.count, case .toMany(let existing) = record.values[gain.inverse.index] {
+                if inverse.index < record.values.count, case .toMany(let existing) = record.values[inverse.index] {
                     members = existing
                 }
                 members += gain.positions.map { ids[$0] }
-                record.values[gain.inverse.index] = .toMany(members)
+                record.values[inverse.index] = .toMany(members)
                 updated[target] = record
             }
             for (target, record) in updated {
@@ -113,7 +119,7 @@ extension ManagedObjectContext {
             try store.apply(changes)
             return ids
         }
-        for gain in gains.values {
+        for gain in gains.values where gain.inverse != nil {
             guard let object = registered[gain.target], !object.hasChanges else { continue }
             refresh(object, mergeChanges: false)
         }
@@ -223,10 +229,19 @@ private struct BatchInsertPlan {
     /// The value each checked property has when a dictionary does not give it.
     var defaultCheckedValues: ContiguousArray<Any?>
 
-    init(entity: EntityDescription) {
+    /// - Throws: ``PersistenceError/Code/saveFailed`` for a transformable attribute with a
+    ///   default value and no registered transformer; what the transformer throws.
+    init(entity: EntityDescription) throws {
         defaultRecord = [StoreValue](repeating: .null, count: entity.properties.count)
         for attribute in entity.attributes where !attribute.isTransient {
-            if let value = attribute.defaultValue, let stored = StoreValue(attributeValue: value, type: attribute.attributeType) {
+            guard let value = attribute.defaultValue else { continue }
+            if attribute.attributeType == .transformable {
+                guard let transformer = attribute.valueTransformer else {
+                    throw PersistenceError(
+                        .saveFailed, message: "no value transformer is registered for \(entity.name).\(attribute.name)'s default value")
+                }
+                defaultRecord[attribute.index] = .data(try transformer.transformedValue(value))
+            } else if let stored = StoreValue(attributeValue: value, type: attribute.attributeType) {
                 defaultRecord[attribute.index] = stored
             }
         }

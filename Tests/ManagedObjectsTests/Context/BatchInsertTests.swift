@@ -130,4 +130,33 @@ import Testing
         let owned = try #require(try saved.value(forKey: "owned") as? Set<ManagedObject>)
         #expect(Set(try owned.map { try $0.value(forKey: "label") as? String }) == ["a", "b", "c"])
     }
+
+    /// A to-one relationship without an inverse must still name a record that exists.
+    @Test(arguments: storeTypes)
+    func aTargetWithoutAnInverseMustExist(type: PersistentStoreType) throws {
+        let model = try ManagedObjectModel {
+            Entity("Person") { Property("name", .string) }
+            Entity("Note") {
+                Property("title", .string)
+                Property("author", to: "Person")
+            }
+        }
+        let directory = try TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: type, at: type == .inMemory ? nil : directory.file())
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let ada = try context.insertNewObject(forEntityName: "Person")
+        let grace = try context.insertNewObject(forEntityName: "Person")
+        try context.save()
+        try context.execute(BatchInsertRequest(entityName: "Note", objects: [["title": "by Ada", "author": ada.objectID]]))
+        let graceID = grace.objectID
+        context.delete(grace)
+        try context.save()
+        let error = #expect(throws: PersistenceError.self) {
+            try context.execute(BatchInsertRequest(entityName: "Note", objects: [["title": "fine"], ["title": "by nobody", "author": graceID]]))
+        }
+        #expect(error?.code == .objectNotFound)
+        let titles = try context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).compactMap { try $0.value(forKey: "title") as? String }
+        #expect(titles == ["by Ada"], "nothing of the failed batch was written")
+    }
 }
