@@ -354,7 +354,13 @@ extension ManagedObject {
         var committed: [String: Any] = [:]
         for property in properties where !property.isTransient {
             let value = snapshot[property.index]
-            if value is RelationshipFault { continue }
+            if let fault = value as? RelationshipFault {
+                // Not read yet: its objects (registered ones, or new faults), without loading them.
+                guard let context else { continue }
+                let objects = fault.ids.map { context.object(with: $0) }
+                committed[property.name] = fault.isOrdered ? objects as Any : Set(objects) as Any
+                continue
+            }
             committed[property.name] = value ?? NSNull()
         }
         return committed

@@ -30,6 +30,9 @@ import Testing
         #expect(research.description.contains("relationship fault: 3 objects"))
         #expect(research.changedValues().isEmpty)
 
+        let committed = try #require(research.committedValues(forKeys: nil)["employees"] as? Set<TestEmployee>)
+        #expect(committed.count == 3, "committed values list an unread relationship's objects")
+        #expect(research.hasFault(forRelationshipNamed: "employees"), "without loading the relationship")
         let names = Set(research.employees.compactMap(\.firstName))
         #expect(names == ["Ada", "Grace", "Alan"])
         #expect(!research.hasFault(forRelationshipNamed: "employees"))
