@@ -158,7 +158,12 @@ extension SQLiteStore {
         for entity in model.entities where storedEntities.contains(entity.name) {
             for property in entity.ownProperties {
                 guard let old = metadata[MetadataKey.shapePrefix + entity.name + "." + property.name] else { continue }
-                let new = propertyShape(property)
+                var new = propertyShape(property)
+                // A destination renamed through its renaming identifier is the same destination.
+                if let renamed = (property as? RelationshipDescription)?.destinationEntity?.renamingIdentifier,
+                   storedEntities.contains(renamed), old != new {
+                    new = propertyShape(property, destinationName: renamed)
+                }
                 if old == new || old == "transient" || new == "transient" { continue }
                 let oldKind = old.split(separator: "|").first.map(String.init) ?? old
                 let newKind = new.split(separator: "|").first.map(String.init) ?? new

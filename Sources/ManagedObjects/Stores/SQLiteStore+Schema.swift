@@ -17,13 +17,14 @@ extension SQLiteStore {
 
     /// What a stored property is, as migration compares it: its kind with the attribute type or
     /// the destination and cardinality, then `|optional` or `|required`, or `transient`.
-    static func propertyShape(_ property: PropertyDescription) -> String {
+    /// `destinationName` replaces the destination entity's name (its name before a rename).
+    static func propertyShape(_ property: PropertyDescription, destinationName: String? = nil) -> String {
         if property.isTransient { return "transient" }
         let kind: String
         if let attribute = property as? AttributeDescription {
             kind = "attribute \(attribute.attributeType.rawValue)"
         } else if let relationship = property as? RelationshipDescription {
-            kind = "relationship \(relationship.destinationEntity?.name ?? "?") "
+            kind = "relationship \(destinationName ?? relationship.destinationEntity?.name ?? "?") "
                 + (relationship.isToMany ? (relationship.isOrdered ? "ordered to-many" : "to-many") : "to-one")
         } else {
             kind = "property"

@@ -181,4 +181,35 @@ import Testing
         let shapes = try #require(try drawing.value(forKey: "shapes") as? Set<ManagedObject>)
         #expect(Set(try shapes.map { try $0.value(forKey: "name") as? String }) == ["a", "c"])
     }
+
+    /// A kept relationship whose destination entity was renamed through its renaming
+    /// identifier is the same relationship.
+    @Test func aRenamedDestinationKeepsItsRelationships() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let context = try context(try ManagedObjectModel {
+                Entity("Person") { Property("name", .string) }
+                Entity("Note") {
+                    Property("title", .string)
+                    Property("author", to: "Person")
+                }
+            })
+            let ada = try context.insertNewObject(forEntityName: "Person")
+            try ada.setValue("Ada", forKey: "name")
+            let note = try context.insertNewObject(forEntityName: "Note")
+            try note.setValue("Notes", forKey: "title")
+            try note.setValue(ada, forKey: "author")
+            try context.save()
+        }
+        let renamed = try ManagedObjectModel {
+            Entity("Human", renamingIdentifier: "Person") { Property("name", .string) }
+            Entity("Note") {
+                Property("title", .string)
+                Property("author", to: "Human")
+            }
+        }
+        let migrated = try context(renamed, migrate: true)
+        let note = try #require(try migrated.fetch(FetchRequest<ManagedObject>(entityName: "Note")).first)
+        #expect(try note.value(forKeyPath: "author.name") as? String == "Ada")
+    }
 }
