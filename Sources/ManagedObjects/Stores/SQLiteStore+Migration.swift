@@ -122,6 +122,23 @@ extension SQLiteStore {
         for (key, value) in modelMetadataRows(model) { try metadata.execute([.text(key), .text(value)]) }
     }
 
+    /// Refuses a to-many relationship made required while records of `kinds` have no member
+    /// (`condition` selects them): no default can fill a relationship.
+    private static func refuseEmptyToMany(
+        _ connection: SQLiteConnection, entity: EntityDescription, property: PropertyDescription, path: String,
+        kinds: [String], condition: String, table: String
+    ) throws {
+        let placeholders = Array(repeating: "?", count: kinds.count).joined(separator: ", ")
+        var empty: Int64 = 0
+        try connection.prepare("SELECT COUNT(*) FROM \(table) WHERE \"Z_ENT\" IN (\(placeholders)) AND \(condition)")
+            .forEachRow(kinds.map { .text($0) }) { empty = $0.int64(at: 0) }
+        guard empty > 0 else { return }
+        throw PersistenceError(
+            .migrationFailed,
+            message: "\(path): \(entity.name).\(property.name) became required, but \(empty) record"
+                + (empty == 1 ? " has" : "s have") + " no related object")
+    }
+
     /// Deletes the rows of entities the model no longer has from the tables of hierarchies it
     /// keeps (they would name an unknown entity), then clears the foreign keys and join rows
     /// that referred to records no longer there.
@@ -176,14 +193,25 @@ extension SQLiteStore {
                 guard !property.isOptional, let mapping = schema.entities[entity.name], property.index < mapping.storage.count else {
                     continue
                 }
+                let kinds = model.entities.filter { $0.isKindOf(entity: entity) }.map(\.name)
+                let placeholders = Array(repeating: "?", count: kinds.count).joined(separator: ", ")
                 let column: String
                 switch mapping.storage[property.index] {
                 case .attribute(let name, _): column = name
                 case .toOne(let name, _, _): column = name
+                case .toManyByInverse(let table, let foreignKey, _):
+                    try refuseEmptyToMany(
+                        connection, entity: entity, property: property, path: path, kinds: kinds,
+                        condition: "\"Z_PK\" NOT IN (SELECT \(foreignKey) FROM \(table) WHERE \(foreignKey) IS NOT NULL)",
+                        table: mapping.table)
+                    continue
+                case .toManyByJoin(let join, let own, _, _, _):
+                    try refuseEmptyToMany(
+                        connection, entity: entity, property: property, path: path, kinds: kinds,
+                        condition: "\"Z_PK\" NOT IN (SELECT \(own) FROM \(join))", table: mapping.table)
+                    continue
                 default: continue
                 }
-                let kinds = model.entities.filter { $0.isKindOf(entity: entity) }.map(\.name)
-                let placeholders = Array(repeating: "?", count: kinds.count).joined(separator: ", ")
                 let condition = "\(column) IS NULL AND \"Z_ENT\" IN (\(placeholders))"
                 var missing: Int64 = 0
                 try connection.prepare("SELECT COUNT(*) FROM \(mapping.table) WHERE \(condition)")

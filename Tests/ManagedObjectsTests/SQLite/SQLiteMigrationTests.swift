@@ -212,4 +212,41 @@ import Testing
         let note = try #require(try migrated.fetch(FetchRequest<ManagedObject>(entityName: "Note")).first)
         #expect(try note.value(forKeyPath: "author.name") as? String == "Ada")
     }
+
+    /// A to-many relationship made required is refused while a record has no member, and
+    /// migrates once every record has one.
+    @Test func aToManyMadeRequiredNeedsAMemberInEveryRecord() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func model(required: Bool) throws -> ManagedObjectModel {
+            try ManagedObjectModel {
+                Entity("Team") {
+                    Property("name", .string)
+                    Property("players", to: "Player", inverse: "team", toMany: true, optional: !required)
+                }
+                Entity("Player") {
+                    Property("name", .string)
+                    Property("team", to: "Team", inverse: "players")
+                }
+            }
+        }
+        var emptyTeamID: ManagedObjectID?
+        do {
+            let context = try context(try model(required: false))
+            let full = try context.insertNewObject(forEntityName: "Team")
+            let empty = try context.insertNewObject(forEntityName: "Team")
+            let player = try context.insertNewObject(forEntityName: "Player")
+            try player.setValue(full, forKey: "team")
+            try context.save()
+            emptyTeamID = empty.objectID
+        }
+        let error = #expect(throws: PersistenceError.self) { try context(try model(required: true), migrate: true) }
+        #expect(error?.code == .migrationFailed)
+        #expect(error?.message.contains("Team.players became required, but 1 record has no related object") == true, "\(error?.message ?? "")")
+        do {
+            let context = try context(try model(required: false))
+            context.delete(try context.existingObject(with: try #require(emptyTeamID)))
+            try context.save()
+        }
+        #expect(try context(try model(required: true), migrate: true).count(for: FetchRequest<ManagedObject>(entityName: "Team")) == 1)
+    }
 }
