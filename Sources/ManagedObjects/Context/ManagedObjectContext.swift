@@ -250,7 +250,7 @@ public final class ManagedObjectContext {
     ///   a stored value (the object then stays a fault, so no save can overwrite that value).
     func objectValues(from record: StoreRecord) throws -> ContiguousArray<Any?> {
         let entity = record.objectID.entity
-        var values = ManagedObject.initialValues(of: entity)
+        var values = entity.initialValues
         for property in entity.properties where !property.isTransient && property.index < record.values.count {
             values[property.index] = try objectValue(record.values[property.index], for: property)
         }

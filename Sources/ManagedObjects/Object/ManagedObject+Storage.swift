@@ -6,12 +6,6 @@ import Synchronization
 // faults, and the state a context keeps on the object.
 
 extension ManagedObject {
-    /// Each attribute's default value, empty to-many collections, nil elsewhere.
-    @inline(__always)
-    static func initialValues(of entity: EntityDescription) -> ContiguousArray<Any?> {
-        entity.initialValues
-    }
-
     /// The modeled property named `key`.
     ///
     /// - Throws: ``KeyValueCodingError/Code/undefinedKey``.

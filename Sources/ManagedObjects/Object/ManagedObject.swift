@@ -84,7 +84,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self.entity = entity
         objectID = .temporary(for: entity)
-        values = Self.initialValues(of: entity)
+        values = entity.initialValues
         super.init()
         bindManagedProperties()
         if let context { context.insert(self) }
@@ -107,7 +107,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     public required init() {
         entity = Self.entity()
         objectID = .temporary(for: entity)
-        values = Self.initialValues(of: entity)
+        values = entity.initialValues
         super.init()
         bindManagedProperties()
     }
@@ -118,7 +118,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     public required init(coder: Coder) throws {
         entity = Self.entity()
         objectID = .temporary(for: entity)
-        values = Self.initialValues(of: entity)
+        values = entity.initialValues
         try super.init(coder: coder)
         bindManagedProperties()
     }
