@@ -48,7 +48,9 @@ extension ManagedObjectContext {
 
     /// What a write did, for the work after it.
     struct SaveOutcome {
-        var permanentIDs: [ObjectIdentifier: ManagedObjectID] = [:]
+        /// The permanent IDs of `savedInserted`, in the same order.
+        var permanentIDs: [ManagedObjectID] = []
+        /// The new record versions of saved updated objects (inserted ones are at version 1).
         var versions: [ObjectIdentifier: Int64] = [:]
         var savedInserted: [ManagedObject] = []
         var savedUpdated: [ManagedObject] = []
@@ -64,26 +66,39 @@ extension ManagedObjectContext {
         let store = try persistentStoreCoordinator.storeForNewObjects()
         var outcome = SaveOutcome()
         let insertedObjects = Array(inserted)
-        var byEntity: [ObjectIdentifier: [ManagedObject]] = [:]
-        for object in insertedObjects { byEntity[ObjectIdentifier(object.entity), default: []].append(object) }
-        for objects in byEntity.values {
-            let entity = objects[0].entity
-            let keys = try store.newPrimaryKeys(for: entity, count: objects.count)
-            for (object, key) in zip(objects, keys) {
-                outcome.permanentIDs[ObjectIdentifier(object)] =
-                    ManagedObjectID(entity: object.entity, key: .permanent(storeIdentifier: store.identifier, primaryKey: key))
+        // Each inserted object knows its position in `insertedObjects` (its save slot), where
+        // its permanent ID is found while the records are built.
+        var permanentIDs = [ManagedObjectID?](repeating: nil, count: insertedObjects.count)
+        var slotsByEntity: [ObjectIdentifier: [Int]] = [:]
+        for (slot, object) in insertedObjects.enumerated() {
+            object.saveSlot = slot
+            slotsByEntity[ObjectIdentifier(object.entity), default: []].append(slot)
+        }
+        let storeIdentifier = store.identifier
+        for slots in slotsByEntity.values {
+            let entity = insertedObjects[slots[0]].entity
+            let keys = try store.newPrimaryKeys(for: entity, count: slots.count)
+            for (slot, key) in zip(slots, keys) {
+                permanentIDs[slot] = ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: storeIdentifier, primaryKey: key))
             }
         }
         func id(of object: ManagedObject) -> ManagedObjectID {
-            outcome.permanentIDs[ObjectIdentifier(object)] ?? object.objectID
+            let slot = object.saveSlot
+            if slot >= 0 && slot < insertedObjects.count && insertedObjects[slot] === object, let id = permanentIDs[slot] {
+                return id
+            }
+            return object.objectID
         }
 
         var changes = SaveChanges()
+        changes.inserted.reserveCapacity(insertedObjects.count)
+        outcome.permanentIDs.reserveCapacity(insertedObjects.count)
         for object in insertedObjects {
-            changes.inserted.append(StoreRecord(objectID: id(of: object), version: 1, values: try storeValues(of: object, ids: id)))
-            outcome.versions[ObjectIdentifier(object)] = 1
-            outcome.savedInserted.append(object)
+            let objectID = id(of: object)
+            changes.inserted.append(StoreRecord(objectID: objectID, version: 1, values: try storeValues(of: object, ids: id)))
+            outcome.permanentIDs.append(objectID)
         }
+        outcome.savedInserted = insertedObjects
         var updatedByID: [ManagedObjectID: ManagedObject] = [:]
         for object in updated where !object.objectID.isTemporaryID {
             let record = StoreRecord(
@@ -294,14 +309,20 @@ extension ManagedObjectContext {
 
     /// Updates the context after a successful write.
     private func finishSave(_ outcome: SaveOutcome) {
-        var insertedIDs = Set<ManagedObjectID>(), updatedIDs = Set<ManagedObjectID>(), deletedIDs = Set<ManagedObjectID>()
-        for object in outcome.savedInserted {
+        var updatedIDs = Set<ManagedObjectID>(), deletedIDs = Set<ManagedObjectID>()
+        let insertedIDs = Set(outcome.permanentIDs)
+        let savedInsertedSet = inserted
+        registered.reserveCapacity(registered.count + outcome.savedInserted.count)
+        for (object, id) in zip(outcome.savedInserted, outcome.permanentIDs) {
             registered[object.objectID] = nil
-            if let id = outcome.permanentIDs[ObjectIdentifier(object)] { object.objectID = id }
-            registered[object.objectID] = object
-            insertedIDs.insert(object.objectID)
+            object.objectID = id
+            object.saveSlot = -1
+            registered[id] = object
+            object.flags.remove([.inserted, .updated])
+            object.snapshot = object.currentSnapshot()
+            object.snapshotVersion = 1
         }
-        for object in outcome.savedInserted + outcome.savedUpdated {
+        for object in outcome.savedUpdated {
             object.flags.remove([.inserted, .updated])
             object.snapshot = object.currentSnapshot()
             object.snapshotVersion = outcome.versions[ObjectIdentifier(object)] ?? object.snapshotVersion + 1
@@ -319,7 +340,7 @@ extension ManagedObjectContext {
         unannouncedUpdated.subtract(outcome.savedUpdated)
         for object in outcome.savedInserted + outcome.savedUpdated + outcome.savedDeleted { object.didSave() }
         let userInfo: [AnyHashable: Any] = [
-            Self.insertedObjectsKey: Set(outcome.savedInserted), Self.updatedObjectsKey: Set(outcome.savedUpdated),
+            Self.insertedObjectsKey: savedInsertedSet, Self.updatedObjectsKey: Set(outcome.savedUpdated),
             Self.deletedObjectsKey: Set(outcome.savedDeleted), Self.insertedObjectIDsKey: insertedIDs,
             Self.updatedObjectIDsKey: updatedIDs, Self.deletedObjectIDsKey: deletedIDs,
         ]

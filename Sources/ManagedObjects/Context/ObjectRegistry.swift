@@ -14,6 +14,11 @@ struct ObjectRegistry {
     /// Every registered object, retained for the caller.
     var values: [ManagedObject] { objects.values.map { $0.takeUnretainedValue() } }
 
+    /// Makes room for `capacity` objects in all.
+    mutating func reserveCapacity(_ capacity: Int) {
+        objects.reserveCapacity(capacity)
+    }
+
     /// The number of registered objects.
     var count: Int { objects.count }
 

@@ -53,6 +53,9 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     ///
     /// Corresponds to the `SELF MATCHES` validation predicate Xcode writes for a regular expression.
     public let regularExpression: String?
+    /// Whether a value can break a constraint besides a missing one: bounds, lengths or a
+    /// pattern (validation skips the rest of the checks when not).
+    package let hasValueConstraints: Bool
     /// The name of the transformer of a transformable attribute, as written in the model; nil
     /// means Core Data's default, ``ValueTransformerRegistry/secureUnarchiveFromDataName``.
     ///
@@ -136,6 +139,8 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
             }
         }
         regularExpression = fields.regularExpression
+        hasValueConstraints = minimumValue != nil || maximumValue != nil || minimumLength != nil || maximumLength != nil
+            || regularExpression != nil
         valueTransformerName = fields.valueTransformerName
 
         var encoder = Self.hashEncoder(kind: "attribute", common: common)

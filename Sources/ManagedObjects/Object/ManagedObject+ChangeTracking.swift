@@ -152,6 +152,14 @@ extension ManagedObject {
         }
     }
 
+    /// The number of objects in a to-many relationship's stored collection; 0 for anything else.
+    static func count(inCollection value: Any?) -> Int {
+        if let array = value as? [ManagedObject] { return array.count }
+        if let set = value as? Set<ManagedObject> { return set.count }
+        return 0
+    }
+
+    /// The objects of a to-many relationship's stored collection; empty for anything else.
     static func objects(inCollection value: Any?) -> [ManagedObject] {
         if let array = value as? [ManagedObject] { return array }
         if let set = value as? Set<ManagedObject> { return Array(set) }

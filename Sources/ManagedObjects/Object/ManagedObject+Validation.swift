@@ -24,7 +24,7 @@ extension ManagedObject {
         }
         if let relationship = property as? RelationshipDescription {
             if relationship.isToMany {
-                let count = (value as? RelationshipFault)?.ids.count ?? Self.objects(inCollection: value).count
+                let count = (value as? RelationshipFault)?.ids.count ?? Self.count(inCollection: value)
                 if count == 0 && !relationship.isOptional {
                     throw failure(.missingMandatoryProperty, "at least one related object is required")
                 }
@@ -46,10 +46,7 @@ extension ManagedObject {
             if !attribute.isOptional { throw failure(.missingMandatoryProperty, "a value is required") }
             return
         }
-        if attribute.minimumValue == nil && attribute.maximumValue == nil && attribute.minimumLength == nil
-            && attribute.maximumLength == nil && attribute.regularExpression == nil {
-            return
-        }
+        if !attribute.hasValueConstraints { return }
         let type = attribute.attributeType
         // Stored values already have the attribute's type; only others need converting.
         let converted: Any? = attribute.valueType.map { Swift.type(of: value) == $0 } == true ? value : Self.convert(value, to: attribute)
@@ -105,9 +102,11 @@ extension ManagedObject {
         try? fireFaultIfNeeded()
         guard !isFault else { return }
         let overrides = attributesWithCustomPrimitiveAccessors()
+        let isToMany = entity.isToManyByIndex
+        defer { validatingProperty = nil }
         for property in entity.properties where !property.isTransient {
             var value = attributeValue(property, overrides: overrides)
-            if value is RelationshipFault {
+            if isToMany[property.index], value is RelationshipFault {
                 // Not read since it was loaded, so unchanged: the model's counts are checked on
                 // its IDs; it is loaded only for a class validator of the key.
                 guard type(of: self).validator(forKey: property.name) != nil else {
@@ -117,17 +116,38 @@ extension ManagedObject {
                 resolveRelationshipFault(at: property.index)
                 value = values[property.index]
             }
+            validatingProperty = property
             do { try validateValue(&value, forKey: property.name) } catch { errors.append(error) }
         }
-        for descriptor in propertyTable.descriptors where entity.propertiesByName[descriptor.key] == nil {
+        validatingProperty = nil
+        for key in declaredUnmodeledKeys() {
             do {
-                var value = try self.value(forKey: descriptor.key)
-                try validateValue(&value, forKey: descriptor.key)
+                var value = try self.value(forKey: key)
+                try validateValue(&value, forKey: key)
             } catch {
                 errors.append(error)
             }
         }
         if let error = ValidationError.combining(errors) { throw error }
+    }
+
+    private struct ClassAndEntity: Hashable {
+        var type: ObjectIdentifier
+        var entity: ObjectIdentifier
+    }
+
+    /// The answers, with the entity they are for: holding it keeps its identifier from being
+    /// reused by another entity while the answer is cached.
+    private static let unmodeledKeys = Mutex<[ClassAndEntity: (entity: EntityDescription, keys: [String])]>([:])
+
+    /// The keys of the properties the class declares itself (not through ``Managed``) that the
+    /// entity does not model; found once per class and entity.
+    private func declaredUnmodeledKeys() -> [String] {
+        let key = ClassAndEntity(type: ObjectIdentifier(type(of: self)), entity: ObjectIdentifier(entity))
+        if let known = Self.unmodeledKeys.withLock({ $0[key]?.keys }) { return known }
+        let keys = propertyTable.descriptors.map(\.key).filter { entity.propertiesByName[$0] == nil }
+        Self.unmodeledKeys.withLock { [entity] in $0[key] = (entity, keys) }
+        return keys
     }
 
     /// Fails when a relationship with the deny rule still has related objects.
@@ -136,7 +156,7 @@ extension ManagedObject {
         for relationship in entity.relationships where relationship.deleteRule == .deny {
             let value = values.indices.contains(relationship.index) ? values[relationship.index] : nil
             let count = relationship.isToMany
-                ? (value as? RelationshipFault)?.ids.count ?? Self.objects(inCollection: value).count : (value == nil ? 0 : 1)
+                ? (value as? RelationshipFault)?.ids.count ?? Self.count(inCollection: value) : (value == nil ? 0 : 1)
             if count > 0 {
                 errors.append(
                     ValidationError(

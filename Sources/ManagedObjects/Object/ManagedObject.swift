@@ -73,6 +73,12 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     final var faultBatch: FaultBatch?
     /// Set while finding out whether the class overrides ``primitiveValue(forKey:)`` for a key.
     package final var primitiveProbe: PrimitiveProbe = .idle
+    /// The object's position among the inserted objects of the save in progress, where the
+    /// save finds its permanent ID; -1 outside a save.
+    final var saveSlot = -1
+    /// The property ``validateAllModeledProperties()`` is validating: ``validateValue(_:forKey:)``
+    /// takes it for its key without looking the name up. The entity keeps it alive.
+    final unowned(unsafe) var validatingProperty: PropertyDescription?
 
     /// Creates an object of `entity` and inserts it into `context`, if one is given.
     ///
@@ -290,7 +296,9 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     ///
     /// Corresponds to `-[NSManagedObject validateValue:forKey:error:]`.
     open override func validateValue(_ value: inout Any?, forKey key: String) throws {
-        if let property = entity.propertiesByName[key] {
+        if let hint = validatingProperty, hint.name == key {
+            try validateModelConstraints(of: hint, value: value)
+        } else if let property = entity.propertiesByName[key] {
             try validateModelConstraints(of: property, value: value)
         }
         try super.validateValue(&value, forKey: key)

@@ -17,11 +17,12 @@ package func convertKeyValue<Target>(_ value: Any, to target: Target.Type) -> Ta
     return nil
 }
 
-/// Whether `value` is `NSNull`. Checks the dynamic type, because `value is NSNull` makes
-/// Foundation on Linux bridge every Swift number to an `NSNumber` first.
+/// Whether `value` is `NSNull`. Compares the dynamic type, because `value is NSNull` makes
+/// Foundation on Linux bridge every Swift number to an `NSNumber` first (and a metatype cast
+/// costs a runtime call; nobody subclasses `NSNull`).
 @inline(__always)
 package func isNull(_ value: Any) -> Bool {
-    type(of: value) is NSNull.Type
+    ObjectIdentifier(type(of: value)) == ObjectIdentifier(NSNull.self)
 }
 
 /// `value` as a model object, or nil. Checks that the value is a class instance first: casting
