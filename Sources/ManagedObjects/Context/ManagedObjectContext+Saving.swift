@@ -204,11 +204,17 @@ extension ManagedObjectContext {
 
     /// The object's persistent values as the store keeps them.
     func storeValues(of object: ManagedObject, ids: (ManagedObject) -> ManagedObjectID) throws -> [StoreValue] {
-        var values = [StoreValue](repeating: .null, count: object.entity.properties.count)
+        let properties = object.entity.properties
+        var values: [StoreValue] = []
+        values.reserveCapacity(properties.count)
         let overrides = object.attributesWithCustomPrimitiveAccessors()
-        for property in object.entity.properties where !property.isTransient {
-            let value = object.attributeValue(property, overrides: overrides)
-            values[property.index] = try storeValue(value, for: property, of: object, ids: ids)
+        for property in properties {
+            // Properties are in index order: each value lands at its property's index.
+            if property.isTransient {
+                values.append(.null)
+            } else {
+                values.append(try storeValue(object.attributeValue(property, overrides: overrides), for: property, of: object, ids: ids))
+            }
         }
         return values
     }
@@ -254,10 +260,17 @@ extension ManagedObjectContext {
             return .toOne(try savedID(related))
         }
         guard let attribute = property as? AttributeDescription else { return .null }
+        // Stored values have the attribute's own type (the casts below match it exactly); a class's
+        // own primitive accessor may answer with another number type, which converts.
         switch attribute.attributeType {
         case .integer16, .integer32, .integer64:
+            if let integer = value as? Int64 { return .integer(integer) }
+            if let integer = value as? Int32 { return .integer(Int64(integer)) }
+            if let integer = value as? Int16 { return .integer(Int64(integer)) }
             return convertKeyValue(value, to: Int64.self).map(StoreValue.integer) ?? .null
-        case .double, .float: return convertKeyValue(value, to: Double.self).map(StoreValue.double) ?? .null
+        case .double, .float:
+            if let double = value as? Double { return .double(double) }
+            return convertKeyValue(value, to: Double.self).map(StoreValue.double) ?? .null
         case .decimal: return (value as? Decimal).map(StoreValue.decimal) ?? .null
         case .string: return (value as? String).map(StoreValue.string) ?? .null
         case .boolean: return (value as? Bool).map(StoreValue.boolean) ?? .null

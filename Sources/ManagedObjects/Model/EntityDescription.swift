@@ -120,6 +120,10 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// Whether the property at each index is a to-many relationship: the slots that may hold a
     /// relationship fault.
     package let isToManyByIndex: [Bool]
+    /// The exact Swift type an attribute stores its values as, by property index (nil for
+    /// relationships and transformable or undefined attributes): a typed setter whose value
+    /// has this type stores it without converting.
+    package let storedValueTypes: [ObjectIdentifier?]
 
     init(
         spec: Entity, managedObjectClass: ManagedObject.Type, superentity: EntityDescription?,
@@ -152,6 +156,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         }
         self.initialValues = initialValues
         isToManyByIndex = properties.map { ($0 as? RelationshipDescription)?.isToMany ?? false }
+        storedValueTypes = properties.map { property in
+            (property as? AttributeDescription)?.valueType.map { ObjectIdentifier($0) }
+        }
         renamingIdentifier = spec.renamingIdentifier
         versionHashModifier = spec.versionHashModifier
         userInfo = spec.userInfo

@@ -130,11 +130,16 @@ extension ManagedObject {
     final func setManagedValue<Value>(_ newValue: Value, at index: Int) {
         let property = entity.properties[index]
         let stored: Any?
-        do {
-            let value: Any? = (newValue as? any FlattenableOptional).map { $0.flattenedValue } ?? newValue
-            stored = try storedValue(value, for: property)
-        } catch {
-            preconditionFailure("@Managed var \(property.name) of \(entity.name): \(error)")
+        if entity.storedValueTypes[index] == ObjectIdentifier(Value.self) {
+            // Already the attribute's own type: nothing to convert or check.
+            stored = newValue
+        } else {
+            do {
+                let value: Any? = (newValue as? any FlattenableOptional).map { $0.flattenedValue } ?? newValue
+                stored = try storedValue(value, for: property)
+            } catch {
+                preconditionFailure("@Managed var \(property.name) of \(entity.name): \(error)")
+            }
         }
         try? fireFaultIfNeeded()
         // A fault that could not load (no context, record gone) takes the value on its entity's

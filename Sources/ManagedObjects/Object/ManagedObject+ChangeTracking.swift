@@ -216,7 +216,7 @@ extension ManagedObject {
         inverseMaintenanceDepth += 1
         defer { inverseMaintenanceDepth -= 1 }
         let key = relationship.name
-        if ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), forKey: key) {
+        if ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), for: relationship) {
             if relationship.isOrdered, let proxy = try? mutableArrayValue(forKey: key) {
                 for object in removed {
                     if let index = toManyObjects(at: relationship.index).firstIndex(where: { $0 === object }) {
@@ -249,7 +249,7 @@ extension ManagedObject {
             for position in indexes.reversed() { array.remove(at: position) }
             values[index] = array
             didChange(.removal, valuesAt: indexes, forKey: key)
-        } else if observationState == nil && !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), forKey: key) {
+        } else if observationState == nil && !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), for: relationship) {
             // Nobody observes: edit and record directly, without building the notification's set.
             var set = (values[index] as? Set<ManagedObject>) ?? []
             values[index] = nil
@@ -285,7 +285,7 @@ extension ManagedObject {
             array.insert(contentsOf: new, at: start)
             values[index] = array
             didChange(.insertion, valuesAt: indexes, forKey: key)
-        } else if observationState == nil && !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), forKey: key) {
+        } else if observationState == nil && !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), for: relationship) {
             var set = (values[index] as? Set<ManagedObject>) ?? []
             values[index] = nil
             let added = objects.filter { set.insert($0).inserted }

@@ -80,25 +80,28 @@ private func outOfRange(_ index: Int, _ key: String, _ object: ManagedObject) ->
         message: "index \(index) is out of range for \(object.entity.name).\(key)")
 }
 
-/// Which classes give their own collection accessors, cached per class and key.
+/// Which classes give their own collection accessors, cached per class and relationship.
 enum ManagedObjectCollectionAccessors {
     private struct CacheKey: Hashable {
         var type: ObjectIdentifier
-        var key: String
+        var relationship: ObjectIdentifier
     }
 
-    private static let ownAccessors = Mutex<[CacheKey: Bool]>([:])
+    /// The answers, with the relationship they are for: holding it keeps its identifier from
+    /// being reused by another relationship while the answer is cached.
+    private static let ownAccessors = Mutex<[CacheKey: (relationship: RelationshipDescription, own: Bool)]>([:])
 
     static func make(unordered: CollectionAccessors, ordered: CollectionAccessors) -> CollectionAccessors? {
         .combined(unordered: unordered, ordered: ordered)
     }
 
-    /// Whether `type` overrides `collectionAccessors(forKey:)` with its own accessors for `key`.
-    static func classHasOwnAccessors(_ type: ManagedObject.Type, forKey key: String) -> Bool {
-        let cacheKey = CacheKey(type: ObjectIdentifier(type), key: key)
-        if let known = ownAccessors.withLock({ $0[cacheKey] }) { return known }
-        let own = type.collectionAccessors(forKey: key).map { !$0.isFrameworkDefault } ?? false
-        ownAccessors.withLock { $0[cacheKey] = own }
+    /// Whether `type` overrides `collectionAccessors(forKey:)` with its own accessors for
+    /// `relationship`'s key.
+    static func classHasOwnAccessors(_ type: ManagedObject.Type, for relationship: RelationshipDescription) -> Bool {
+        let cacheKey = CacheKey(type: ObjectIdentifier(type), relationship: ObjectIdentifier(relationship))
+        if let known = ownAccessors.withLock({ $0[cacheKey]?.own }) { return known }
+        let own = type.collectionAccessors(forKey: relationship.name).map { !$0.isFrameworkDefault } ?? false
+        ownAccessors.withLock { $0[cacheKey] = (relationship, own) }
         return own
     }
 }
