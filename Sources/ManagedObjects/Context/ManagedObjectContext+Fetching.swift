@@ -175,15 +175,20 @@ extension ManagedObjectContext {
         }
         var appliedPredicate = !predicateInMemory, appliedOrder = true
         var seen = Set<ObjectIdentifier>()
+        // One store gives each record once; objects seen twice are possible only across stores.
+        let mayRepeat = persistentStoreCoordinator.persistentStores.count > 1
         for store in persistentStoreCoordinator.persistentStores {
             let result = try store.fetch(storeRequest)
             appliedPredicate = appliedPredicate && result.appliedPredicate
             appliedOrder = appliedOrder && result.appliedSortAndLimit
+            registered.reserveCapacity(registered.count + result.records.count)
+            objects.reserveCapacity(objects.count + result.records.count)
             for record in result.records {
                 let object = registeredObject(for: record, loaded: !request.returnsObjectsAsFaults)
-                if seen.insert(ObjectIdentifier(object)).inserted { objects.append(object) }
+                if !mayRepeat || seen.insert(ObjectIdentifier(object)).inserted { objects.append(object) }
             }
         }
+        if pending && !mayRepeat { seen = Set(objects.lazy.map(ObjectIdentifier.init)) }
         if persistentStoreCoordinator.persistentStores.count > 1 { appliedOrder = false }
         if pending {
             objects.removeAll { $0.isDeleted }
@@ -290,7 +295,7 @@ extension ManagedObjectContext {
             if object.isFault { object.cachedRecord = record }
             return object
         }
-        let object = self.object(with: record.objectID)
+        let object = makeFault(for: record.objectID)
         object.cachedRecord = record
         if loaded { try? object.fireFault() }
         return object

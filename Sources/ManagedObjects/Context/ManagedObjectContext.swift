@@ -182,6 +182,11 @@ public final class ManagedObjectContext {
     /// Corresponds to `-[NSManagedObjectContext objectWithID:]`.
     public func object(with objectID: ManagedObjectID) -> ManagedObject {
         if let object = registered[objectID] { return object }
+        return makeFault(for: objectID)
+    }
+
+    /// Registers a new fault for `objectID`, which no registered object has.
+    func makeFault(for objectID: ManagedObjectID) -> ManagedObject {
         let object = objectID.entity.managedObjectClass.init(entity: objectID.entity, insertInto: nil)
         object.values = []
         object.flags = [.fault]

@@ -172,12 +172,19 @@ extension SQLiteStore {
                 let related = try readRelated(
                     connection, query: query, records: records, table: table, condition: whereClause,
                     bindings: bindings, orderAndLimit: orderAndLimit)
-                // Every record of a kind that has this relationship gets its list.
-                for (position, record) in records.enumerated() {
-                    guard let recordMapping = schema.entities[record.objectID.entity.name],
-                          index < recordMapping.storage.count, sameStorage(recordMapping.storage[index], storage)
-                    else { continue }
-                    records[position].values[index] = .toMany(related[record.objectID.primaryKey ?? 0] ?? [])
+                // Every record of a kind that has this relationship gets its list. (The records
+                // are edited in place: holding a copy of one would copy its values on write.)
+                var hasRelationship: (entity: EntityDescription, answer: Bool)?
+                for position in records.indices {
+                    let entity = records[position].objectID.entity
+                    if hasRelationship?.entity !== entity {
+                        let recordMapping = schema.entities[entity.name]
+                        let answer = recordMapping.map { index < $0.storage.count && sameStorage($0.storage[index], storage) } ?? false
+                        hasRelationship = (entity, answer)
+                    }
+                    guard hasRelationship?.answer == true else { continue }
+                    let key = records[position].objectID.primaryKey ?? 0
+                    records[position].values[index] = .toMany(related[key] ?? [])
                 }
             }
         }
