@@ -255,9 +255,17 @@ public final class ManagedObjectContext {
     ///   a stored value (the object then stays a fault, so no save can overwrite that value).
     func objectValues(from record: StoreRecord) throws -> ContiguousArray<Any?> {
         let entity = record.objectID.entity
-        var values = entity.initialValues
-        for property in entity.properties where !property.isTransient && property.index < record.values.count {
-            values[property.index] = try objectValue(record.values[property.index], for: property)
+        // Built in index order, in one allocation: transient properties and those the record
+        // lacks start at their initial values.
+        let initial = entity.initialValues
+        var values = ContiguousArray<Any?>()
+        values.reserveCapacity(initial.count)
+        for property in entity.properties {
+            if property.isTransient || property.index >= record.values.count {
+                values.append(initial[property.index])
+            } else {
+                values.append(try objectValue(record.values[property.index], for: property))
+            }
         }
         return values
     }

@@ -25,10 +25,10 @@ struct ObjectRegistry {
     /// Forgets `object` if it is the one registered under its ID; called from its `deinit`,
     /// so it must not retain it.
     mutating func remove(_ object: ManagedObject, id: ManagedObjectID) {
-        guard let registered = objects[id], registered.toOpaque() == Unmanaged.passUnretained(object).toOpaque() else {
-            return
-        }
-        objects[id] = nil
+        guard let position = objects.index(forKey: id),
+              objects[position].value.toOpaque() == Unmanaged.passUnretained(object).toOpaque()
+        else { return }
+        objects.remove(at: position)
         // A dictionary never shrinks by itself: once most objects have gone (a large fetch
         // dropped), rebuild the table at its new size so its memory comes back too. Amortized
         // O(1): a rebuild follows at least seven removals per remaining object.

@@ -66,18 +66,26 @@ extension SQLiteStore {
         return try withConnection(.operationFailed) { state in
             var rows = StoreAttributeRows(objectIDs: [], values: [], attributeCount: attributes.count)
             var last: (name: String, entity: EntityDescription)?
+            // Without subentities every row is of the request's entity: its name is not read.
+            let onlyEntity = request.includesSubentities && !request.entity.subentities.isEmpty ? nil : request.entity
             try state.connection.cachedStatement(sql).forEachRow(plan.bindings) { row in
-                let key = row.int64(at: 0), name = row.text(at: 1)
+                let key = row.int64(at: 0)
                 let entity: EntityDescription
-                if let last, last.name == name {
-                    entity = last.entity
+                if let onlyEntity {
+                    entity = onlyEntity
                 } else {
-                    guard let found = model.entity(named: name) else {
-                        throw PersistenceError(
-                            .operationFailed, message: "row \(key) of \(table) names an entity the model does not have: \(name)", sql: sql)
+                    let name = row.text(at: 1)
+                    if let last, last.name == name {
+                        entity = last.entity
+                    } else {
+                        guard let found = model.entity(named: name) else {
+                            throw PersistenceError(
+                                .operationFailed, message: "row \(key) of \(table) names an entity the model does not have: \(name)",
+                                sql: sql)
+                        }
+                        entity = found
+                        last = (name, found)
                     }
-                    entity = found
-                    last = (name, found)
                 }
                 rows.objectIDs.append(ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, primaryKey: key)))
                 for (offset, column) in columns.enumerated() {
