@@ -153,13 +153,19 @@ extension ManagedObject {
 
     /// Whether the relationship named `key` is not loaded yet; never fires a fault.
     ///
-    /// An object that is itself a fault has faults for all its relationships.
+    /// An object that is itself a fault has faults for all its relationships. Of a loaded
+    /// object, a to-many relationship is a fault until it is first read; a to-one relationship
+    /// is a fault while the object it names is one (false when it names none). Unknown keys
+    /// answer false.
     ///
     /// Corresponds to `-[NSManagedObject hasFaultForRelationshipNamed:]`.
     public final func hasFault(forRelationshipNamed key: String) -> Bool {
         guard let relationship = entity.relationshipsByName[key] else { return false }
         if isFault { return true }
-        return values[relationship.index] is RelationshipFault
+        guard relationship.index < values.count else { return false }
+        let value = values[relationship.index]
+        if relationship.isToMany { return value is RelationshipFault }
+        return (value.flatMap { asModelObject($0) } as? ManagedObject)?.isFault ?? false
     }
 
     // MARK: - Access notifications and faults

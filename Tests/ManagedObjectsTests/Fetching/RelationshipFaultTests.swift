@@ -41,6 +41,23 @@ import Testing
     }
 
     @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func aToOneRelationshipIsAFaultWhileItsTargetIs(kind: TestStore.Kind) throws {
+        let (_, context, researchID, _) = try makeSaved(kind)
+        let ada = try #require(try context.fetch(FetchRequest<TestEmployee>(
+            entityName: "Employee", predicate: try KeyValuePredicate(format: "firstName == 'Ada'"))).first)
+        try ada.fireFault()
+        let research = try #require(context.registeredObject(for: researchID))
+        #expect(research.isFault)
+        #expect(ada.hasFault(forRelationshipNamed: "department"), "the department is a fault")
+        #expect(research.isFault, "asking fires nothing")
+        try research.fireFault()
+        #expect(!ada.hasFault(forRelationshipNamed: "department"))
+        ada.department = nil
+        #expect(!ada.hasFault(forRelationshipNamed: "department"), "no target, no fault")
+        #expect(!ada.hasFault(forRelationshipNamed: "noSuchRelationship"))
+    }
+
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
     func savingAroundAnUntouchedRelationshipFaultKeepsIt(kind: TestStore.Kind) throws {
         let (stack, context, researchID, compilerID) = try makeSaved(kind)
         let research = try #require(try context.existingObject(with: researchID) as? TestDepartment)
