@@ -275,6 +275,7 @@ extension ManagedObject {
         guard let fault = values[index] as? RelationshipFault, let context,
               let relationship = entity.properties[index] as? RelationshipDescription
         else { return }
+        context.registered.reserveCapacity(context.registered.count + fault.ids.count)
         let objects = fault.ids.map { context.object(with: $0) }
         let loaded: Any = relationship.isOrdered ? objects : Set(objects)
         values[index] = loaded

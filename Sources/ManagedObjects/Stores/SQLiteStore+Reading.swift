@@ -63,13 +63,16 @@ extension SQLiteStore {
             keysByTable[mapping.table, default: []].append(key)
         }
         var found: [ManagedObjectID: StoreRecord] = [:]
+        found.reserveCapacity(objectIDs.count)
         let wanted = Set(objectIDs)
+        let fullChunkPlaceholders = Array(repeating: "?", count: 500).joined(separator: ", ")
         try withConnection(.operationFailed) { state in
             for (table, keys) in keysByTable.sorted(by: { $0.key < $1.key }) {
                 var start = 0
                 while start < keys.count {
                     let chunk = Array(keys[start..<min(start + 500, keys.count)])
-                    let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                    let placeholders = chunk.count == 500
+                        ? fullChunkPlaceholders : Array(repeating: "?", count: chunk.count).joined(separator: ", ")
                     let records = try readRecords(
                         state.connection, table: table, where: "\(table).\"Z_PK\" IN (\(placeholders))",
                         bindings: chunk.map { .integer($0) })
