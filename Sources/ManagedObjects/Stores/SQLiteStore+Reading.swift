@@ -159,19 +159,22 @@ extension SQLiteStore {
         for name in entityNames.sorted() {
             guard let mapping = schema.entities[name] else { continue }
             for (index, storage) in mapping.storage.enumerated() {
-                let query: String
+                // The query around the condition on the owner's key, which depends on the records read.
+                let query: (head: String, tail: String)
                 switch storage {
                 case .toManyByInverse(let other, let foreignKey, let order):
-                    query = "SELECT \(foreignKey), \"Z_PK\", \"Z_ENT\" FROM \(other) WHERE \(foreignKey) %@ ORDER BY \(foreignKey), "
+                    query.head = "SELECT \(foreignKey), \"Z_PK\", \"Z_ENT\" FROM \(other) WHERE \(foreignKey) "
+                    query.tail = " ORDER BY \(foreignKey), "
                         + (order.map { "\($0), " } ?? "") + "\"Z_PK\""
                 case .toManyByJoin(let join, let own, let otherColumn, let order, let otherTable):
-                    query = "SELECT j.\(own), j.\(otherColumn), t.\"Z_ENT\" FROM \(join) AS j JOIN \(otherTable) AS t "
-                        + "ON t.\"Z_PK\" = j.\(otherColumn) WHERE j.\(own) %@ ORDER BY j.\(own), "
+                    query.head = "SELECT j.\(own), j.\(otherColumn), t.\"Z_ENT\" FROM \(join) AS j JOIN \(otherTable) AS t "
+                        + "ON t.\"Z_PK\" = j.\(otherColumn) WHERE j.\(own) "
+                    query.tail = " ORDER BY j.\(own), "
                         + (order.map { "j.\($0), " } ?? "") + "j.\(otherColumn)"
                 default:
                     continue
                 }
-                guard done.insert(query).inserted else { continue }
+                guard done.insert(query.head + query.tail).inserted else { continue }
                 let related = try readRelated(
                     connection, query: query, records: records, table: table, condition: whereClause,
                     bindings: bindings, orderAndLimit: orderAndLimit)
@@ -194,24 +197,24 @@ extension SQLiteStore {
         return records
     }
 
-    /// Runs a to-many query (its `%@` is the condition on the owner's key) for the records
+    /// Runs a to-many query (the condition on the owner's key goes between its head and tail) for the records
     /// read, grouping the related IDs by owner.
     private func readRelated(
-        _ connection: SQLiteConnection, query: String, records: [StoreRecord], table: String, condition: String,
+        _ connection: SQLiteConnection, query: (head: String, tail: String), records: [StoreRecord], table: String, condition: String,
         bindings: [SQLiteValue], orderAndLimit: String
     ) throws -> [Int64: [ManagedObjectID]] {
         let sql: String
         let arguments: [SQLiteValue]
         if records.count == 1, let key = records[0].objectID.primaryKey {
-            sql = query.replacingOccurrences(of: "%@", with: "= ?")
+            sql = query.head + "= ?" + query.tail
             arguments = [.integer(key)]
         } else if condition.isEmpty && !orderAndLimit.contains(" LIMIT ") || records.count >= 1000 {
             // Every row of the table was read, or many: reading the whole relationship through
             // its index costs less than repeating the selection; owners not read are ignored.
-            sql = query.replacingOccurrences(of: "%@", with: "IS NOT NULL")
+            sql = query.head + "IS NOT NULL" + query.tail
             arguments = []
         } else {
-            sql = query.replacingOccurrences(of: "%@", with: "IN (SELECT \(table).\"Z_PK\" FROM \(table)\(condition)\(orderAndLimit))")
+            sql = query.head + "IN (SELECT \(table).\"Z_PK\" FROM \(table)\(condition)\(orderAndLimit))" + query.tail
             arguments = bindings
         }
         var related: [Int64: [ManagedObjectID]] = [:]
