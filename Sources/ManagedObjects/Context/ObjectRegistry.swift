@@ -14,9 +14,11 @@ struct ObjectRegistry {
     /// Every registered object, retained for the caller.
     var values: [ManagedObject] { objects.values.map { $0.takeUnretainedValue() } }
 
-    /// Makes room for `capacity` objects in all.
+    /// Makes room for `capacity` objects in all, at least doubling the table when it grows
+    /// (so that reserving again and again for a few more stays amortized O(1)).
     mutating func reserveCapacity(_ capacity: Int) {
-        objects.reserveCapacity(capacity)
+        guard capacity > objects.capacity else { return }
+        objects.reserveCapacity(Swift.max(capacity, objects.capacity * 2))
     }
 
     /// The number of registered objects.
