@@ -10,7 +10,7 @@ final class SQLiteConnection {
     let path: String
     /// Counts (and optionally logs) the statements run.
     let trace = SQLiteTrace()
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
 
     /// Opens (and with `create`, creates) the database at `path`, with extended result codes on.

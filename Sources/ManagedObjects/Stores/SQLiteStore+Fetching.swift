@@ -5,8 +5,11 @@ extension SQLiteStore {
     /// The records a fetch asks for, with as much of the request as SQL can do exactly.
     ///
     /// Translated: comparisons of an attribute with a constant (`==`, `!=`, `<`, `<=`, `>`,
-    /// `>=`, `BETWEEN`, `IN` a constant array; `BEGINSWITH`, `ENDSWITH`, `CONTAINS` on strings
-    /// without `[cd]` options), `nil` comparisons, `AND`, `OR`, `NOT`, `TRUEPREDICATE`,
+    /// `>=`, `BETWEEN`, `IN` a constant array; `BEGINSWITH`, `ENDSWITH`, `CONTAINS` on strings),
+    /// also through a to-one relationship (`department.name`); string comparisons with `[c]`,
+    /// `[d]` or `[n]` options, `LIKE` and `MATCHES`, through the SQL function `mo_compare`,
+    /// which runs the predicate module's own evaluation on each row's value (no index then);
+    /// `nil` comparisons, `AND`, `OR`, `NOT`, `TRUEPREDICATE`,
     /// `FALSEPREDICATE`; sort descriptors on attributes with the default comparison. Integer,
     /// floating-point, boolean, string and date attributes take part; decimals (kept as text),
     /// data, UUIDs, URIs and relationships do not. Comparisons keep the two-valued logic of
@@ -22,7 +25,7 @@ extension SQLiteStore {
         guard let plan = plan(request) else {
             return StoreFetchResult(records: [], appliedPredicate: true, appliedSortAndLimit: true)
         }
-        let records = try withConnection(.operationFailed) { state in
+        let records = try withPlan(plan) { state in
             try readRecords(
                 state.connection, table: plan.mapping.table, where: plan.condition, bindings: plan.bindings,
                 orderAndLimit: plan.orderAndLimit)
@@ -37,7 +40,7 @@ extension SQLiteStore {
         guard let plan = plan(request) else { return 0 }
         guard plan.appliedPredicate else { return nil }
         let sql = "SELECT COUNT(*) FROM \(plan.mapping.table)" + (plan.condition.isEmpty ? "" : " WHERE " + plan.condition)
-        let total = try withConnection(.operationFailed) { state in
+        let total = try withPlan(plan) { state in
             var total: Int64 = 0
             try state.connection.cachedStatement(sql).forEachRow(plan.bindings) { row in total = row.int64(at: 0) }
             return Int(total)
@@ -63,7 +66,7 @@ extension SQLiteStore {
         let table = plan.mapping.table
         let sql = "SELECT \(table).\"Z_PK\", \(table).\"Z_ENT\"" + columns.map { ", \(table).\($0.column)" }.joined()
             + " FROM \(table)" + (plan.condition.isEmpty ? "" : " WHERE " + plan.condition) + plan.orderAndLimit
-        return try withConnection(.operationFailed) { state in
+        return try withPlan(plan) { state in
             var rows = StoreAttributeRows(objectIDs: [], values: [], attributeCount: attributes.count)
             var last: (name: String, entity: EntityDescription)?
             // Without subentities every row is of the request's entity: its name is not read.
@@ -120,6 +123,7 @@ extension SQLiteStore {
             }
             bindings += translator.bindings
         }
+        let comparisons = translator.evaluatedComparisons
         var order: [String] = []
         var sortTranslated = true
         for descriptor in request.sortDescriptors {
@@ -136,7 +140,16 @@ extension SQLiteStore {
         }
         return FetchPlan(
             mapping: mapping, condition: conditions.joined(separator: " AND "), bindings: bindings, orderAndLimit: orderAndLimit,
-            appliedPredicate: appliedPredicate, appliedSortAndLimit: appliedSortAndLimit)
+            appliedPredicate: appliedPredicate, appliedSortAndLimit: appliedSortAndLimit, evaluatedComparisons: comparisons)
+    }
+
+    /// Runs `body` with the connection, the plan's comparisons in the slots `mo_compare` reads.
+    private func withPlan<Result>(_ plan: FetchPlan, _ body: (inout State) throws -> Result) throws -> Result {
+        try withConnection(.operationFailed) { state in
+            state.comparisonFunction.comparisons = plan.evaluatedComparisons
+            defer { state.comparisonFunction.comparisons = [] }
+            return try body(&state)
+        }
     }
 
     /// A fetch request in SQL; see ``plan(_:)``.
@@ -147,6 +160,8 @@ extension SQLiteStore {
         var orderAndLimit: String
         var appliedPredicate: Bool
         var appliedSortAndLimit: Bool
+        /// The comparisons the condition evaluates with `mo_compare`, by slot.
+        var evaluatedComparisons: [KeyValuePredicate]
     }
 }
 
@@ -158,6 +173,9 @@ struct SQLitePredicateTranslator {
     let schema: SQLiteSchema
     /// The values of the `?` placeholders of the conditions made so far, in order.
     private(set) var bindings: [SQLiteValue] = []
+    /// The comparisons the conditions made so far evaluate with ``SQLiteComparisonFunction``,
+    /// by slot.
+    private(set) var evaluatedComparisons: [KeyValuePredicate] = []
 
     init(entity: EntityDescription, mapping: SQLiteSchema.EntityMapping, schema: SQLiteSchema) {
         self.entity = entity
@@ -182,9 +200,9 @@ struct SQLitePredicateTranslator {
     /// The condition for `predicate`, or nil when part of it cannot be translated (then no
     /// bindings are added).
     mutating func translate(_ predicate: KeyValuePredicate) -> String? {
-        let saved = bindings
+        let saved = (bindings, evaluatedComparisons)
         guard let sql = condition(predicate) else {
-            bindings = saved
+            (bindings, evaluatedComparisons) = saved
             return nil
         }
         return sql
@@ -288,6 +306,10 @@ struct SQLitePredicateTranslator {
     }
 
     private mutating func comparison(_ comparison: KeyValuePredicate.Comparison) -> String? {
+        if comparison.modifier == .direct
+            && (!comparison.options.isEmpty || comparison.operatorType == .like || comparison.operatorType == .matches) {
+            return evaluatedComparison(comparison)
+        }
         guard comparison.modifier == .direct, comparison.options.isEmpty else { return nil }
         if let sql = relationshipComparison(comparison) { return sql }
         var op = comparison.operatorType
@@ -315,6 +337,27 @@ struct SQLitePredicateTranslator {
         // of NULL would drop the row where in-memory evaluation keeps it.
         return "(CASE WHEN \(via.foreignKey) IS NULL THEN \(whenNil) ELSE \(via.foreignKey) IN "
             + "(SELECT \(Self.destinationAlias).\"Z_PK\" FROM \(via.table) AS \(Self.destinationAlias) WHERE \(whenRelated)) END)"
+    }
+
+    /// A comparison of a string attribute with string constants that SQL evaluates through
+    /// `mo_compare`, which runs the predicate module's own evaluation on the column's value
+    /// (see ``SQLiteComparisonFunction``); nil for other comparisons.
+    private mutating func evaluatedComparison(_ comparison: KeyValuePredicate.Comparison) -> String? {
+        guard let found = column(comparison.leftExpression), found.kind == .string,
+              case .constant(let constant) = comparison.rightExpression, let constant,
+              constant is String || (Self.elements(constant).map { !$0.isEmpty && $0.allSatisfy { $0 is String } } ?? false)
+        else { return nil }
+        let predicate = KeyValuePredicate.comparison(comparison)
+        // Evaluated once here: a comparison that throws (a MATCHES pattern that does not
+        // compile) stays with in-memory evaluation, which reports the error.
+        guard let whenNil = try? predicate.evaluate(standIn: ColumnValueStandIn(value: nil)),
+              (try? predicate.evaluate(standIn: ColumnValueStandIn(value: ""))) != nil
+        else { return nil }
+        let call = "\(SQLiteComparisonFunction.name)(\(bind(.integer(Int64(evaluatedComparisons.count)))), \(found.sql))"
+        evaluatedComparisons.append(predicate)
+        guard let via = found.via else { return call }
+        return "(CASE WHEN \(via.foreignKey) IS NULL THEN \(whenNil ? 1 : 0) ELSE \(via.foreignKey) IN "
+            + "(SELECT \(Self.destinationAlias).\"Z_PK\" FROM \(via.table) AS \(Self.destinationAlias) WHERE \(call)) END)"
     }
 
     /// `column OP constant` with in-memory semantics, or nil (no bindings added then).

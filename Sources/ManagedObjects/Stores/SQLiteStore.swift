@@ -37,6 +37,8 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         /// The versions the last ``versions(of:)`` call reported (nil: no record), which
         /// ``apply(_:)`` checks again inside its transaction.
         var reportedVersions: [ManagedObjectID: Int64?] = [:]
+        /// The comparisons `mo_compare` evaluates for the statements running.
+        let comparisonFunction: SQLiteComparisonFunction
     }
 
     /// The version of the schema layout this build writes, kept in the metadata table.
@@ -90,7 +92,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         identifier = try mappingSQLiteErrors(.invalidStore) {
             try Self.prepare(connection, schema: schema, model: model, path: url.path, migrate: options.contains(.lightweightMigration))
         }
-        state = State(connection: connection)
+        let comparisonFunction = SQLiteComparisonFunction()
+        try mappingSQLiteErrors(.invalidStore) { try comparisonFunction.define(on: connection) }
+        state = State(connection: connection, comparisonFunction: comparisonFunction)
     }
 
     /// Runs `body` with the connection, under the lock, turning SQLite errors into

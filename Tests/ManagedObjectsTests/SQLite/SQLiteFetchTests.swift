@@ -38,12 +38,17 @@ import Testing
         "department.name == 'Research'", "department.name != 'Research'", "department == nil", "department != nil",
         "nil != department", "department.name BEGINSWITH 'R' OR salary < 2000", "NOT department.name == 'Research'",
         "NOT (department.name < 'S' OR department.name > 'T')",
+        // String comparisons with options, LIKE and MATCHES: evaluated by `mo_compare`.
+        "firstName ==[c] 'ada'", "firstName BEGINSWITH[cd] 'e'", "firstName BEGINSWITH[c] 'é'", "firstName ENDSWITH[d] 'e'",
+        "firstName CONTAINS[c] 'AR'", "firstName LIKE 'A*'", "firstName LIKE[c] 'a?a'", "firstName LIKE 'ann%'",
+        "firstName MATCHES 'A.*'", "firstName MATCHES[c] '[a-c].*'", "firstName IN[c] {'ADA', 'zoe'}",
+        "firstName !=[c] 'ada'", "NOT firstName LIKE[c] '*a*'",
+        "department.name ==[c] 'research'", "NOT department.name BEGINSWITH[c] 'r'",
     ]
 
     static let notTranslated: [String] = [
-        "firstName ==[c] 'ada'", "firstName BEGINSWITH[cd] 'e'", "firstName LIKE 'A*'", "firstName MATCHES 'A.*'",
-        "department.budget > 1000", "department.name ==[c] 'research'", "ANY projects.title == 'X'", "salary == 'x'", "firstName == 3",
-        "firstName CONTAINS ''",
+        "department.budget > 1000", "ANY projects.title == 'X'", "salary == 'x'", "firstName == 3",
+        "firstName CONTAINS ''", "firstName ==[c] 3", "salary ==[c] 'x'", "lastName ==[cd] nil",
     ]
 
     @Test(arguments: translated)
@@ -75,10 +80,40 @@ import Testing
         let (stack, store, _, context) = try makeData()
         defer { withExtendedLifetime(context) {} }
         let entity = try #require(stack.model.entity(named: "Employee"))
-        let predicate = try KeyValuePredicate(format: "salary > 5000 AND firstName LIKE[c] '*a*'")
+        let predicate = try KeyValuePredicate(format: "salary > 5000 AND ANY projects.title == 'X'")
         let result = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate))
         #expect(!result.appliedPredicate)
         #expect(result.records.count == 7)  // salary > 5000 only
+    }
+
+    @Test func aMatchesPatternThatDoesNotCompileIsLeftToMemoryWhichThrows() throws {
+        let (stack, store, objects, context) = try makeData()
+        defer { withExtendedLifetime(context) {} }
+        let entity = try #require(stack.model.entity(named: "Employee"))
+        // The parser refuses such a pattern; a comparison made in code accepts it and throws when evaluated.
+        let predicate = KeyValuePredicate.comparison(
+            KeyValuePredicate.Comparison(.keyPath("firstName"), .matches, .constant("[a-")))
+        let result = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate))
+        #expect(!result.appliedPredicate)
+        #expect(result.records.count == objects.count)
+        #expect(throws: KeyValuePredicateError.self) { try context.fetch(FetchRequest<TestEmployee>(entityName: "Employee", predicate: predicate)) }
+    }
+
+    @Test func caseAndDiacriticInsensitiveComparisonsFilterInSQLWithUnicodeFolding() throws {
+        let (stack, store, objects, context) = try makeData()
+        defer { withExtendedLifetime(context) {} }
+        let entity = try #require(stack.model.entity(named: "Employee"))
+        // "EDOUARD" matches "Édouard" only with both options; SQLite's own LIKE and lower() fold ASCII only.
+        for (format, count) in [("firstName ==[cd] 'EDOUARD'", 1), ("firstName ==[c] 'EDOUARD'", 0), ("firstName ==[c] 'ÉDOUARD'", 1)] {
+            let predicate = try KeyValuePredicate(format: format)
+            let statements = try #require(stack.sqliteStore).recordingSQL {
+                let result = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate))
+                #expect(result.appliedPredicate, "\(format)")
+                #expect(result.records.count == count, "\(format)")
+            }
+            #expect(statements.first?.contains("mo_compare") == true, "\(format)")
+            #expect(try objects.filter { try predicate.evaluate(with: $0) }.count == count, "\(format)")
+        }
     }
 
     @Test func sortsLimitsAndOffsetsMatchInMemorySorting() throws {
