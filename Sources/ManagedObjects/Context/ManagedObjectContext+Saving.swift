@@ -325,7 +325,8 @@ extension ManagedObjectContext {
         var updatedIDs = Set<ManagedObjectID>(), deletedIDs = Set<ManagedObjectID>()
         let insertedIDs = Set(outcome.permanentIDs)
         let savedInsertedSet = inserted
-        registered.reserveCapacity(registered.count + outcome.savedInserted.count)
+        // Each object leaves the registry under its temporary ID and joins it under its permanent
+        // one: the registry keeps its size.
         for (object, id) in zip(outcome.savedInserted, outcome.permanentIDs) {
             registered[object.objectID] = nil
             object.objectID = id
