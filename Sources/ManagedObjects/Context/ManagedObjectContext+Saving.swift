@@ -251,7 +251,7 @@ extension ManagedObjectContext {
             }
             if relationship.isToMany {
                 // An untouched relationship fault is written back as the store gave it.
-                if let fault = value as? RelationshipFault { return .toMany(fault.ids) }
+                if let fault = value as? RelationshipFault { return .toMany(try object.relationshipFaultIDs(fault, at: relationship.index)) }
                 var related = try ManagedObject.objects(inCollection: value).map(savedID)
                 if !relationship.isOrdered { related.sort { ($0.primaryKey ?? 0, $0.entity.name) < ($1.primaryKey ?? 0, $1.entity.name) } }
                 return .toMany(related)

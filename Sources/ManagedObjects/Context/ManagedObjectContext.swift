@@ -234,13 +234,13 @@ public final class ManagedObjectContext {
         if let batch = object.faultBatch { try loadBatch(batch) }
         let cached = object.cachedRecord
         object.cachedRecord = nil
-        guard let record = try cached ?? persistentStoreCoordinator.store(for: id)?.record(for: id) else {
+        guard let record = try cached ?? persistentStoreCoordinator.store(for: id)?.faultRecord(for: id) else {
             object.flags.insert(.unfulfillable)
             throw PersistenceError(
                 .objectNotFound, message: "the record of \(id.entity.name) \(id) no longer exists (deleted by another context?)",
                 objectID: id)
         }
-        object.values = try objectValues(from: record)
+        object.values = try objectValues(from: record, of: object)
         object.snapshot = object.values
         object.snapshotVersion = record.version
         object.flags.remove([.fault, .unfulfillable])
@@ -253,16 +253,22 @@ public final class ManagedObjectContext {
     ///
     /// - Throws: ``PersistenceError/Code/operationFailed`` when a value transformer cannot read
     ///   a stored value (the object then stays a fault, so no save can overwrite that value).
-    func objectValues(from record: StoreRecord) throws -> ContiguousArray<Any?> {
+    /// A record that leaves its to-many relationships out gives `object` relationship faults
+    /// whose IDs are read when first needed.
+    func objectValues(from record: StoreRecord, of object: ManagedObject? = nil) throws -> ContiguousArray<Any?> {
         let entity = record.objectID.entity
         // Built in index order, in one allocation: transient properties and those the record
         // lacks start at their initial values.
         let initial = entity.initialValues
         var values = ContiguousArray<Any?>()
         values.reserveCapacity(initial.count)
+        let isToMany = entity.isToManyByIndex
         for property in entity.properties {
             if property.isTransient || property.index >= record.values.count {
                 values.append(initial[property.index])
+            } else if record.omitsToManyRelationships && isToMany[property.index] {
+                let isOrdered = (property as? RelationshipDescription)?.isOrdered ?? false
+                values.append(object.map { RelationshipFault(unreadFor: $0, isOrdered: isOrdered) } ?? initial[property.index])
             } else {
                 values.append(try objectValue(record.values[property.index], for: property))
             }
@@ -311,6 +317,15 @@ public final class ManagedObjectContext {
             // Loaded when first read (see `ManagedObject.resolveRelationshipFault(at:)`).
             return RelationshipFault(ids: ids, isOrdered: (property as? RelationshipDescription)?.isOrdered ?? false)
         }
+    }
+
+    /// The IDs of the records `relationship` relates `object` to, as its store has them (none
+    /// when the record is gone).
+    ///
+    /// - Throws: What the store throws.
+    func relatedObjectIDs(of object: ManagedObject, through relationship: RelationshipDescription) throws -> [ManagedObjectID] {
+        guard let store = persistentStoreCoordinator.store(for: object.objectID) else { return [] }
+        return try store.relatedObjectIDs(of: object.objectID, through: relationship) ?? []
     }
 
     // MARK: - Recording changes

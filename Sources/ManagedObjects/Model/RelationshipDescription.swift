@@ -75,6 +75,10 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
     /// Corresponds to Core Data's `NSRelationshipDescription.maxCount`.
     public let maxCount: Int
 
+    /// Whether validation checks how many objects the relationship holds: it is mandatory, or
+    /// has a minimum or a maximum count.
+    var constrainsCount: Bool { !isOptional || minCount > 0 || (isToMany && maxCount > 0) }
+
     /// Makes the description, checking the counts.
     init(entityName: String, common: Property.Common, fields: Property.RelationshipFields) throws {
         func failure(_ message: String) -> ModelError {

@@ -364,8 +364,8 @@ extension ManagedObject {
             let value = snapshot[property.index]
             if let fault = value as? RelationshipFault {
                 // Not read yet: its objects (registered ones, or new faults), without loading them.
-                guard let context else { continue }
-                let objects = fault.ids.map { context.object(with: $0) }
+                guard let context, let ids = try? relationshipFaultIDs(fault, at: property.index) else { continue }
+                let objects = ids.map { context.object(with: $0) }
                 committed[property.name] = fault.isOrdered ? objects as Any : Set(objects) as Any
                 continue
             }
@@ -406,6 +406,10 @@ extension ManagedObject {
     /// Whether two to-many values, one of them at least a relationship fault, relate the same
     /// records: in the same order for an ordered relationship.
     private static func sameRelatedObjects(_ lhs: Any, _ rhs: Any) -> Bool {
+        let lhsFault = lhs as? RelationshipFault, rhsFault = rhs as? RelationshipFault
+        if let lhsFault, let rhsFault, lhsFault == rhsFault { return true }
+        // A fault whose IDs are not read equals its copies only: what it relates is not known.
+        if lhsFault.map({ $0.ids == nil }) == true || rhsFault.map({ $0.ids == nil }) == true { return false }
         func ids(_ value: Any) -> [ManagedObjectID] {
             (value as? RelationshipFault)?.ids ?? objects(inCollection: value).map(\.objectID)
         }

@@ -108,7 +108,9 @@ extension ManagedObject {
         guard let value else { return "nil" }
         if let relationship = property as? RelationshipDescription {
             if relationship.isToMany {
-                if let fault = value as? RelationshipFault { return "<relationship fault: \(fault.ids.count) objects>" }
+                if let fault = value as? RelationshipFault {
+                    return fault.ids.map { "<relationship fault: \($0.count) objects>" } ?? "<relationship fault>"
+                }
                 let objects = (value as? [ManagedObject]) ?? (value as? Set<ManagedObject>).map(Array.init) ?? []
                 return "<\(objects.count) object\(objects.count == 1 ? "" : "s")>"
             }
@@ -252,13 +254,32 @@ extension ManagedObject {
 }
 
 /// Stands in a to-many relationship's storage slot while its objects are not loaded: the IDs
-/// of the related records, as the store gave them. The first read of the relationship replaces
-/// it with the objects (registered ones, or new faults); saving an untouched relationship
-/// writes the IDs back as they are.
+/// of the related records, as the store gave them, or (for an object whose fault fired alone
+/// from a store that leaves to-many relationships out) not even those yet. The first read of
+/// the relationship replaces it with the objects (registered ones, or new faults); saving an
+/// untouched relationship writes the IDs back as they are.
 struct RelationshipFault: Hashable {
-    let ids: [ManagedObjectID]
+    /// The related records' IDs; nil until read (see ``ManagedObject/relationshipFaultIDs(_:at:)``).
+    let ids: [ManagedObjectID]?
     /// Whether the relationship is ordered (`ids` in its order).
     let isOrdered: Bool
+    /// For a fault whose IDs are not read: the object whose relationship it stands for. Such a
+    /// fault is equal to its copies only; whether it relates the same records as another
+    /// value is not known until it is read.
+    let owner: ObjectIdentifier?
+
+    init(ids: [ManagedObjectID], isOrdered: Bool) {
+        self.ids = ids
+        self.isOrdered = isOrdered
+        owner = nil
+    }
+
+    /// A fault for `owner`'s relationship whose IDs the store has not given yet.
+    init(unreadFor owner: ManagedObject, isOrdered: Bool) {
+        ids = nil
+        self.isOrdered = isOrdered
+        self.owner = ObjectIdentifier(owner)
+    }
 }
 
 extension ManagedObject {
@@ -271,14 +292,39 @@ extension ManagedObject {
         loadRelationshipFault(at: index)
     }
 
+    /// Reads nothing from the store when the fault has its IDs; else reads them (one query) and
+    /// leaves the fault in place when that fails.
     private func loadRelationshipFault(at index: Int) {
         guard let fault = values[index] as? RelationshipFault, let context,
-              let relationship = entity.properties[index] as? RelationshipDescription
+              let relationship = entity.properties[index] as? RelationshipDescription,
+              let ids = try? relationshipFaultIDs(fault, at: index)
         else { return }
-        context.registered.reserveCapacity(context.registered.count + fault.ids.count)
-        let objects = fault.ids.map { context.object(with: $0) }
+        context.registered.reserveCapacity(context.registered.count + ids.count)
+        let objects = ids.map { context.object(with: $0) }
         let loaded: Any = relationship.isOrdered ? objects : Set(objects)
         values[index] = loaded
-        if let held = snapshot?[index] as? RelationshipFault, held == fault { snapshot?[index] = loaded }
+        let read = RelationshipFault(ids: ids, isOrdered: fault.isOrdered)
+        if let held = snapshot?[index] as? RelationshipFault, held == read { snapshot?[index] = loaded }
+    }
+
+    /// The IDs of `fault`, the relationship fault of the to-many relationship at `index`; when
+    /// it has none yet, reads them from the store, and every slot holding that fault (the
+    /// storage's, the snapshot's) then holds one with the IDs.
+    ///
+    /// - Throws: ``PersistenceError/Code/objectNotFound`` when the object has no context;
+    ///   what the store throws.
+    final func relationshipFaultIDs(_ fault: RelationshipFault, at index: Int) throws -> [ManagedObjectID] {
+        if let ids = fault.ids { return ids }
+        guard let context, let relationship = entity.properties[index] as? RelationshipDescription else {
+            throw PersistenceError(
+                .objectNotFound,
+                message: "the relationship \(entity.name).\(entity.properties[index].name) of \(objectID) has no context to load it from",
+                objectID: objectID)
+        }
+        let ids = try context.relatedObjectIDs(of: self, through: relationship)
+        let read = RelationshipFault(ids: ids, isOrdered: fault.isOrdered)
+        if index < values.count, let held = values[index] as? RelationshipFault, held == fault { values[index] = read }
+        if let held = snapshot?[index] as? RelationshipFault, held == fault { snapshot?[index] = read }
+        return ids
     }
 }

@@ -24,7 +24,7 @@ extension ManagedObject {
         }
         if let relationship = property as? RelationshipDescription {
             if relationship.isToMany {
-                let count = (value as? RelationshipFault)?.ids.count ?? Self.count(inCollection: value)
+                let count = (value as? RelationshipFault)?.ids?.count ?? Self.count(inCollection: value)
                 if count == 0 && !relationship.isOptional {
                     throw failure(.missingMandatoryProperty, "at least one related object is required")
                 }
@@ -106,11 +106,18 @@ extension ManagedObject {
         defer { validatingProperty = nil }
         for property in entity.properties where !property.isTransient {
             var value = attributeValue(property, overrides: overrides)
-            if isToMany[property.index], value is RelationshipFault {
+            if isToMany[property.index], let fault = value as? RelationshipFault {
                 // Not read since it was loaded, so unchanged: the model's counts are checked on
-                // its IDs; it is loaded only for a class validator of the key.
+                // its IDs (read when not yet, if the model constrains them); it is loaded only
+                // for a class validator of the key.
                 guard type(of: self).validator(forKey: property.name) != nil else {
-                    do { try validateModelConstraints(of: property, value: value) } catch { errors.append(error) }
+                    guard fault.ids != nil || (property as? RelationshipDescription)?.constrainsCount == true else { continue }
+                    do {
+                        let ids = try relationshipFaultIDs(fault, at: property.index)
+                        try validateModelConstraints(of: property, value: RelationshipFault(ids: ids, isOrdered: fault.isOrdered))
+                    } catch {
+                        errors.append(error)
+                    }
                     continue
                 }
                 resolveRelationshipFault(at: property.index)
@@ -155,8 +162,12 @@ extension ManagedObject {
         var errors: [any Error] = []
         for relationship in entity.relationships where relationship.deleteRule == .deny {
             let value = values.indices.contains(relationship.index) ? values[relationship.index] : nil
-            let count = relationship.isToMany
-                ? (value as? RelationshipFault)?.ids.count ?? Self.count(inCollection: value) : (value == nil ? 0 : 1)
+            let count: Int
+            if let fault = value as? RelationshipFault {
+                count = try relationshipFaultIDs(fault, at: relationship.index).count
+            } else {
+                count = relationship.isToMany ? Self.count(inCollection: value) : (value == nil ? 0 : 1)
+            }
             if count > 0 {
                 errors.append(
                     ValidationError(

@@ -192,13 +192,17 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     ///
     /// - Throws: ``KeyValueCodingError/Code/undefinedKey`` for a key the entity does not model;
     ///   ``PersistenceError/Code/objectNotFound`` when the fault's record is gone, or when a
-    ///   to-many relationship not loaded yet has no context to load it from.
+    ///   to-many relationship not loaded yet has no context to load it from; what the store
+    ///   throws when it cannot read the relationship.
     ///
     /// Corresponds to `-[NSManagedObject primitiveValueForKey:]`.
     open func primitiveValue(forKey key: String) throws -> Any? {
         if primitiveProbe == .probing { primitiveProbe = .reachedStorage }
         let property = try modeledProperty(forKey: key)
         try fireFaultIfNeeded()
+        if let fault = values[property.index] as? RelationshipFault {
+            _ = try relationshipFaultIDs(fault, at: property.index)
+        }
         resolveRelationshipFault(at: property.index)
         if values[property.index] is RelationshipFault {
             throw PersistenceError(

@@ -37,6 +37,23 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// Corresponds to `-[NSIncrementalStore newValuesForObjectWithID:withContext:error:]`.
     func record(for objectID: ManagedObjectID) throws -> StoreRecord?
 
+    /// The record for `objectID` when its fault fires alone, or nil when there is none. A
+    /// store may leave the to-many relationships out (``StoreRecord/omitsToManyRelationships``)
+    /// and answer ``relatedObjectIDs(of:through:)`` when one is first used, as Core Data's
+    /// relationship faults do. The default answers ``record(for:)``.
+    ///
+    /// - Throws: ``PersistenceError`` when the store cannot be read.
+    func faultRecord(for objectID: ManagedObjectID) throws -> StoreRecord?
+
+    /// The IDs of the records that `relationship`, a to-many relationship of the record of
+    /// `objectID`, relates it to (in order for an ordered relationship); nil when the store
+    /// knows no such record. The default reads them from ``record(for:)``.
+    ///
+    /// - Throws: ``PersistenceError`` when the store cannot be read.
+    ///
+    /// Corresponds to `-[NSIncrementalStore newValueForRelationship:forObjectWithID:withContext:error:]`.
+    func relatedObjectIDs(of objectID: ManagedObjectID, through relationship: RelationshipDescription) throws -> [ManagedObjectID]?
+
     /// The records of `objectIDs` that exist, in one read where the store can.
     ///
     /// - Throws: ``PersistenceError`` when the store cannot be read.

@@ -40,14 +40,63 @@ extension SQLiteStore {
     /// - Throws: ``PersistenceError/Code/operationFailed`` when the file cannot be read or a
     ///   value in it cannot be decoded.
     public func record(for objectID: ManagedObjectID) throws -> StoreRecord? {
+        try record(for: objectID, readsToMany: true)
+    }
+
+    /// The record for `objectID` without its to-many relationships
+    /// (``StoreRecord/omitsToManyRelationships``): one statement, where a whole record takes
+    /// one more per to-many relationship. The context reads those with
+    /// ``relatedObjectIDs(of:through:)`` when they are first used.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed`` when the file cannot be read or a
+    ///   value in it cannot be decoded.
+    public func faultRecord(for objectID: ManagedObjectID) throws -> StoreRecord? {
+        try record(for: objectID, readsToMany: false)
+    }
+
+    private func record(for objectID: ManagedObjectID, readsToMany: Bool) throws -> StoreRecord? {
         guard objectID.storeIdentifier == identifier, let key = objectID.primaryKey,
               let mapping = schema.entities[objectID.entity.name]
         else { return nil }
         return try withConnection(.operationFailed) { state in
             try readRecords(
                 state.connection, table: mapping.table, where: "\(mapping.table).\"Z_PK\" = ? AND \(mapping.table).\"Z_ENT\" = ?",
-                bindings: [.integer(key), .text(objectID.entity.name)]
+                bindings: [.integer(key), .text(objectID.entity.name)], readsToMany: readsToMany
             ).first
+        }
+    }
+
+    /// The IDs `relationship` of the record of `objectID` relates it to, in one statement (none
+    /// when the record is gone); nil for an ID this store did not give.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed``.
+    public func relatedObjectIDs(of objectID: ManagedObjectID, through relationship: RelationshipDescription) throws -> [ManagedObjectID]? {
+        guard objectID.storeIdentifier == identifier, let key = objectID.primaryKey,
+              let mapping = schema.entities[objectID.entity.name]
+        else { return nil }
+        guard relationship.index < mapping.storage.count, let query = toManyQuery(mapping.storage[relationship.index]) else {
+            return []
+        }
+        return try withConnection(.operationFailed) { state in
+            try relatedIDs(state.connection, sql: query.head + "= ?" + query.tail, arguments: [.integer(key)])[key] ?? []
+        }
+    }
+
+    /// The query of a to-many relationship's related IDs, around the condition on the owner's
+    /// key (which depends on the records read); nil for other storage.
+    private func toManyQuery(_ storage: SQLiteSchema.Storage) -> (head: String, tail: String)? {
+        switch storage {
+        case .toManyByInverse(let other, let foreignKey, let order):
+            return (
+                "SELECT \(foreignKey), \"Z_PK\", \"Z_ENT\" FROM \(other) WHERE \(foreignKey) ",
+                " ORDER BY \(foreignKey), " + (order.map { "\($0), " } ?? "") + "\"Z_PK\"")
+        case .toManyByJoin(let join, let own, let otherColumn, let order, let otherTable):
+            return (
+                "SELECT j.\(own), j.\(otherColumn), t.\"Z_ENT\" FROM \(join) AS j JOIN \(otherTable) AS t "
+                    + "ON t.\"Z_PK\" = j.\(otherColumn) WHERE j.\(own) ",
+                " ORDER BY j.\(own), " + (order.map { "j.\($0), " } ?? "") + "j.\(otherColumn)")
+        default:
+            return nil
         }
     }
 
@@ -141,7 +190,7 @@ extension SQLiteStore {
     /// relationships with one statement per relationship.
     func readRecords(
         _ connection: SQLiteConnection, table: String, where condition: String, bindings: [SQLiteValue],
-        orderAndLimit: String = ""
+        orderAndLimit: String = "", readsToMany: Bool = true
     ) throws -> [StoreRecord] {
         guard let select = schema.selectLists[table] else { return [] }
         let whereClause = condition.isEmpty ? "" : " WHERE " + condition
@@ -153,27 +202,17 @@ extension SQLiteStore {
         }
         let entityNames = kinds.all.keys
         guard !records.isEmpty else { return records }
+        guard readsToMany else {
+            for position in records.indices { records[position].omitsToManyRelationships = true }
+            return records
+        }
 
         // To-many relationships, one statement each for all the records read.
         var done = Set<String>()
         for name in entityNames.sorted() {
             guard let mapping = schema.entities[name] else { continue }
             for (index, storage) in mapping.storage.enumerated() {
-                // The query around the condition on the owner's key, which depends on the records read.
-                let query: (head: String, tail: String)
-                switch storage {
-                case .toManyByInverse(let other, let foreignKey, let order):
-                    query.head = "SELECT \(foreignKey), \"Z_PK\", \"Z_ENT\" FROM \(other) WHERE \(foreignKey) "
-                    query.tail = " ORDER BY \(foreignKey), "
-                        + (order.map { "\($0), " } ?? "") + "\"Z_PK\""
-                case .toManyByJoin(let join, let own, let otherColumn, let order, let otherTable):
-                    query.head = "SELECT j.\(own), j.\(otherColumn), t.\"Z_ENT\" FROM \(join) AS j JOIN \(otherTable) AS t "
-                        + "ON t.\"Z_PK\" = j.\(otherColumn) WHERE j.\(own) "
-                    query.tail = " ORDER BY j.\(own), "
-                        + (order.map { "j.\($0), " } ?? "") + "j.\(otherColumn)"
-                default:
-                    continue
-                }
+                guard let query = toManyQuery(storage) else { continue }
                 guard done.insert(query.head + query.tail).inserted else { continue }
                 let related = try readRelated(
                     connection, query: query, records: records, table: table, condition: whereClause,
@@ -217,6 +256,11 @@ extension SQLiteStore {
             sql = query.head + "IN (SELECT \(table).\"Z_PK\" FROM \(table)\(condition)\(orderAndLimit))" + query.tail
             arguments = bindings
         }
+        return try relatedIDs(connection, sql: sql, arguments: arguments)
+    }
+
+    /// Runs a to-many query, grouping the related IDs by owner key.
+    private func relatedIDs(_ connection: SQLiteConnection, sql: String, arguments: [SQLiteValue]) throws -> [Int64: [ManagedObjectID]] {
         var related: [Int64: [ManagedObjectID]] = [:]
         var entities: [String: EntityDescription] = [:]
         try connection.cachedStatement(sql).forEachRow(arguments) { row in

@@ -72,6 +72,18 @@ public struct StoreAttributeRows: Sendable {
 }
 
 extension PersistentStore {
+    /// Answers ``PersistentStore/record(for:)``: the whole record.
+    public func faultRecord(for objectID: ManagedObjectID) throws -> StoreRecord? {
+        try record(for: objectID)
+    }
+
+    /// Reads the IDs from ``PersistentStore/record(for:)``.
+    public func relatedObjectIDs(of objectID: ManagedObjectID, through relationship: RelationshipDescription) throws -> [ManagedObjectID]? {
+        guard let record = try record(for: objectID) else { return nil }
+        guard relationship.index < record.values.count, case .toMany(let ids) = record.values[relationship.index] else { return [] }
+        return ids
+    }
+
     /// Answers nil: the context counts fetched objects.
     public func count(for request: StoreFetchRequest) throws -> Int? { nil }
 

@@ -65,12 +65,17 @@ public struct StoreRecord: Sendable {
     /// The values, indexed like the entity's ``EntityDescription/properties``; transient
     /// properties hold ``StoreValue/null``.
     public var values: [StoreValue]
+    /// Whether the record leaves its to-many relationships out (their values are ignored): a
+    /// record for firing a fault may, and the context then asks
+    /// ``PersistentStore/relatedObjectIDs(of:through:)`` when one is first used.
+    public var omitsToManyRelationships: Bool
 
     /// Creates a record.
-    public init(objectID: ManagedObjectID, version: Int64, values: [StoreValue]) {
+    public init(objectID: ManagedObjectID, version: Int64, values: [StoreValue], omitsToManyRelationships: Bool = false) {
         self.objectID = objectID
         self.version = version
         self.values = values
+        self.omitsToManyRelationships = omitsToManyRelationships
     }
 }
 

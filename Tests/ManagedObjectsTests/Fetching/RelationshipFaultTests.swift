@@ -6,7 +6,7 @@ import Testing
 /// made or registered for their members, and saving or editing around them loses nothing.
 @Suite struct RelationshipFaultTests {
     /// A saved department with three employees (two on a project), read back in a new context.
-    private func makeSaved(_ kind: TestStore.Kind) throws -> (ManagedTestStack, ManagedObjectContext, ManagedObjectID, ManagedObjectID) {
+    func makeSaved(_ kind: TestStore.Kind) throws -> (ManagedTestStack, ManagedObjectContext, ManagedObjectID, ManagedObjectID) {
         let stack = try TestStore.$kind.withValue(kind) { try ManagedTestStack() }
         let research = stack.department("Research")
         let compiler = TestProject(context: stack.context)
@@ -27,7 +27,8 @@ import Testing
         #expect(!research.isFault)
         #expect(research.hasFault(forRelationshipNamed: "employees"))
         #expect(context.registeredObjects.count == 1, "no object is made for the members")
-        #expect(research.description.contains("relationship fault: 3 objects"))
+        // A fault fired alone from SQLite has not read its to-many IDs yet; the in-memory store has them.
+        #expect(research.description.contains(kind == .sqlite ? "relationship fault>" : "relationship fault: 3 objects"))
         #expect(research.changedValues().isEmpty)
 
         let committed = try #require(research.committedValues(forKeys: nil)["employees"] as? Set<TestEmployee>)
@@ -95,7 +96,7 @@ import Testing
     }
 
     @Test func aRelationshipFaultWithNoContextThrowsWhenReadByKey() throws {
-        let (_, context, researchID, _) = try makeSaved(.sqlite)
+        let (_, context, researchID, _) = try RelationshipFaultTests().makeSaved(.sqlite)
         var research: TestDepartment? = try context.existingObject(with: researchID) as? TestDepartment
         withExtendedLifetime(context) {}
         let detached = try #require(research)
@@ -242,5 +243,80 @@ final class SmallDepartment: ManagedObject {
         try third.setValue(loaded, forKey: "department")
         let error = #expect(throws: ValidationError.self) { try reader.save() }
         #expect(error?.message.contains("at most two") == true)
+    }
+}
+
+/// A fault fired alone from the SQLite store reads its row in one statement; each to-many
+/// relationship's IDs are read when first used (by a read, a save, validation or a delete rule).
+@Suite struct UnreadRelationshipFaultTests {
+
+    private func firedAlone() throws -> (ManagedTestStack, ManagedObjectContext, SQLiteStore, TestDepartment, TestProject) {
+        let (stack, context, researchID, compilerID) = try RelationshipFaultTests().makeSaved(.sqlite)
+        let store = try #require(stack.coordinator.persistentStores.first as? SQLiteStore)
+        let research = try #require(try context.existingObject(with: researchID) as? TestDepartment)
+        let compiler = try #require(try context.existingObject(with: compilerID) as? TestProject)
+        return (stack, context, store, research, compiler)
+    }
+
+    @Test func aFaultFiredAloneReadsItsRowInOneStatementAndEachToManyWhenFirstUsed() throws {
+        let (_, context, store, _, _) = try firedAlone()
+        let ada = try #require(try context.fetch(FetchRequest<TestEmployee>(
+            entityName: "Employee", predicate: try KeyValuePredicate(format: "firstName == 'Ada'"))).first)
+        context.refresh(ada, mergeChanges: false)
+        let firing = try store.recordingSQL { try ada.fireFault() }
+        #expect(firing.count == 1, "the row only: \(firing)")
+        #expect(ada.hasFault(forRelationshipNamed: "projects"))
+        #expect(ada.changedValues().isEmpty)
+        let reading = try store.recordingSQL { #expect(ada.projects.compactMap(\.title) == ["Compiler"]) }
+        // The relationship's IDs, then the project's row (its fault, not registered before).
+        #expect(reading.count == 2 && reading[0].contains("Z_EMPLOYEE_PROJECTS"), "\(reading)")
+        #expect(!ada.hasFault(forRelationshipNamed: "projects"))
+        #expect(try store.recordingSQL { _ = ada.projects }.isEmpty, "read once")
+    }
+
+    @Test func anUnreadToManyIsCommittedSavedAndValidatedWithTheStoresIDs() throws {
+        let (stack, context, store, research, compiler) = try firedAlone()
+        #expect(research.hasFault(forRelationshipNamed: "employees") && compiler.hasFault(forRelationshipNamed: "members"))
+        let committed = try #require(research.committedValues(forKeys: ["employees"])["employees"] as? Set<TestEmployee>)
+        #expect(Set(committed.compactMap(\.firstName)) == ["Ada", "Grace", "Alan"])
+        // Saving changes to both keeps the many-to-many join rows, read for the write.
+        research.name = "R&D"
+        compiler.title = "Compilers"
+        try context.save()
+        let reader = stack.makeContext()
+        let project = try #require(try reader.existingObject(with: compiler.objectID) as? TestProject)
+        #expect(Set(project.members.compactMap(\.firstName)) == ["Ada", "Grace"])
+        #expect(project.members.count <= 3, "the model's maximum, checked on the store's IDs")
+        _ = store
+    }
+
+    @Test func aDenyRuleSeesAnUnreadToMany() throws {
+        let stack = try TestStore.$kind.withValue(.sqlite) { try ManagedTestStack(employeesRule: .deny) }
+        let research = stack.department("Research")
+        stack.employee("Ada").department = research
+        try stack.context.save()
+        let reader = stack.makeContext()
+        let fired = try #require(try reader.existingObject(with: research.objectID) as? TestDepartment)
+        #expect(fired.hasFault(forRelationshipNamed: "employees"))
+        reader.delete(fired)
+        let failure = #expect(throws: ValidationError.self) { try reader.save() }
+        #expect(failure?.code == .relationshipDeniedDelete)
+    }
+
+    @Test func aCountConstrainedUnreadToManyIsValidatedOnTheStoresIDs() throws {
+        let stack = try TestStore.$kind.withValue(.sqlite) { try ManagedTestStack() }
+        let record = try stack.context.insertNewObject(forEntityName: "Record")
+        try record.setValue("AB", forKey: "code")
+        let tag = try stack.context.insertNewObject(forEntityName: "Tag")
+        try tag.setValue(record, forKey: "record")
+        try stack.context.save()
+        let store = try #require(stack.coordinator.persistentStores.first as? SQLiteStore)
+        let reader = stack.makeContext()
+        let fired = try reader.existingObject(with: record.objectID)
+        #expect(fired.hasFault(forRelationshipNamed: "tags"))
+        try fired.setValue("CD", forKey: "code")
+        let statements = try store.recordingSQL { try reader.save() }
+        #expect(statements.contains { $0.contains("ZTAG") }, "the tags' IDs are read to check the counts: \(statements)")
+        #expect(try stack.makeContext().existingObject(with: record.objectID).value(forKey: "code") as? String == "CD")
     }
 }
