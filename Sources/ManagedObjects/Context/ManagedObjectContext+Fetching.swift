@@ -301,18 +301,26 @@ extension ManagedObjectContext {
         return object
     }
 
-    /// Loads the objects at the end of a relationship key path of `objects`, one pass per key.
+    /// Loads the objects at the end of a relationship key path of `objects`, one pass per key:
+    /// a to-many relationship's records are read by their owners where the store can (one
+    /// statement for up to 500 owners), else by ID.
     private func prefetch(_ keyPath: String, of objects: [ManagedObject]) throws {
         var level = objects
         for key in keyPath.split(separator: ".").map(String.init) {
             var next: [ManagedObject] = []
             var faults: [ManagedObject] = []
+            var toManyOf: (relationship: RelationshipDescription, owners: [ManagedObjectID])?
+            var sameToMany = true
             for object in level {
                 try object.fireFault()
                 guard let relationship = object.entity.relationshipsByName[key] else {
                     throw KeyValueCodingError(
                         .undefinedKey, key: key, className: String(reflecting: type(of: object)),
                         message: "\(object.entity.name) has no relationship '\(key)' to prefetch")
+                }
+                if relationship.isToMany && !object.objectID.isTemporaryID {
+                    if toManyOf == nil { toManyOf = (relationship, []) }
+                    if toManyOf?.relationship === relationship { toManyOf?.owners.append(object.objectID) } else { sameToMany = false }
                 }
                 let related = relationship.isToMany
                     ? object.toManyObjects(at: relationship.index)
@@ -322,7 +330,13 @@ extension ManagedObjectContext {
                     if target.isFault && target.cachedRecord == nil { faults.append(target) }
                 }
             }
-            try loadRecords(of: faults)
+            if !faults.isEmpty, sameToMany, persistentStoreCoordinator.persistentStores.count == 1, let toManyOf,
+               let records = try persistentStoreCoordinator.persistentStores[0].records(relatedTo: toManyOf.owners, through: toManyOf.relationship) {
+                for record in records {
+                    if let target = registered[record.objectID], target.isFault, target.cachedRecord == nil { target.cachedRecord = record }
+                }
+            }
+            try loadRecords(of: faults.filter { $0.cachedRecord == nil })
             for target in faults { try? target.fireFault() }
             level = next
         }

@@ -54,6 +54,13 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// Corresponds to `-[NSIncrementalStore newValueForRelationship:forObjectWithID:withContext:error:]`.
     func relatedObjectIDs(of objectID: ManagedObjectID, through relationship: RelationshipDescription) throws -> [ManagedObjectID]?
 
+    /// The records that `relationship`, a to-many relationship of the records of `owners`,
+    /// relates them to, read together (what prefetching a relationship key path reads); nil
+    /// when the store cannot, and the context then reads them by ID. The default answers nil.
+    ///
+    /// - Throws: ``PersistenceError`` when the store cannot be read.
+    func records(relatedTo owners: [ManagedObjectID], through relationship: RelationshipDescription) throws -> [StoreRecord]?
+
     /// The records of `objectIDs` that exist, in one read where the store can.
     ///
     /// - Throws: ``PersistenceError`` when the store cannot be read.

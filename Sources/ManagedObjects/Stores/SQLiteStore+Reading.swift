@@ -133,6 +133,43 @@ extension SQLiteStore {
         return found
     }
 
+    /// The records a to-many relationship of `owners` relates them to: one statement per 500
+    /// owners, selecting by the inverse foreign key (or through the join table), and one per
+    /// to-many relationship of the records read; nil for a relationship this store does not keep
+    /// that way.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed``.
+    public func records(relatedTo owners: [ManagedObjectID], through relationship: RelationshipDescription) throws -> [StoreRecord]? {
+        guard let owner = owners.first, let mapping = schema.entities[owner.entity.name],
+              relationship.index < mapping.storage.count
+        else { return nil }
+        let storage = mapping.storage[relationship.index]
+        let keys = owners.compactMap { $0.storeIdentifier == identifier ? $0.primaryKey : nil }
+        var records: [StoreRecord] = []
+        try withConnection(.operationFailed) { state in
+            var start = 0
+            while start < keys.count {
+                let chunk = keys[start..<min(start + 500, keys.count)]
+                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                let table: String, condition: String
+                switch storage {
+                case .toManyByInverse(let other, let foreignKey, _):
+                    (table, condition) = (other, "\(other).\(foreignKey) IN (\(placeholders))")
+                case .toManyByJoin(let join, let own, let otherColumn, _, let otherTable):
+                    (table, condition) = (otherTable, "\(otherTable).\"Z_PK\" IN (SELECT \(otherColumn) FROM \(join) WHERE \(own) IN (\(placeholders)))")
+                default:
+                    return
+                }
+                records += try readRecords(state.connection, table: table, where: condition, bindings: chunk.map { .integer($0) })
+                start += 500
+            }
+        }
+        switch storage {
+        case .toManyByInverse, .toManyByJoin: return records
+        default: return nil
+        }
+    }
+
     /// The records of `entity` (and its subentities), in primary-key order: one statement for
     /// the rows and one per to-many relationship.
     ///

@@ -84,6 +84,11 @@ extension PersistentStore {
         return ids
     }
 
+    /// Answers nil: the context reads the related records by ID.
+    public func records(relatedTo owners: [ManagedObjectID], through relationship: RelationshipDescription) throws -> [StoreRecord]? {
+        nil
+    }
+
     /// Answers nil: the context counts fetched objects.
     public func count(for request: StoreFetchRequest) throws -> Int? { nil }
 

@@ -267,11 +267,11 @@ final class SmallDepartment: ManagedObject {
         #expect(firing.count == 1, "the row only: \(firing)")
         #expect(ada.hasFault(forRelationshipNamed: "projects"))
         #expect(ada.changedValues().isEmpty)
-        let reading = try store.recordingSQL { #expect(ada.projects.compactMap(\.title) == ["Compiler"]) }
+        let reading = store.recordingSQL { #expect(ada.projects.compactMap(\.title) == ["Compiler"]) }
         // The relationship's IDs, then the project's row (its fault, not registered before).
         #expect(reading.count == 2 && reading[0].contains("Z_EMPLOYEE_PROJECTS"), "\(reading)")
         #expect(!ada.hasFault(forRelationshipNamed: "projects"))
-        #expect(try store.recordingSQL { _ = ada.projects }.isEmpty, "read once")
+        #expect(store.recordingSQL { _ = ada.projects }.isEmpty, "read once")
     }
 
     @Test func anUnreadToManyIsCommittedSavedAndValidatedWithTheStoresIDs() throws {

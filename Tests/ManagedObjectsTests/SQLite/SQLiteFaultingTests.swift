@@ -104,6 +104,26 @@ import Testing
         #expect(store.statementCount == afterFetch, "reading prefetched departments ran SQL")
     }
 
+    @Test func prefetchingAToManyRelationshipReadsItsRecordsByTheirOwners() throws {
+        let (coordinator, store, directory) = try makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        var request = FetchRequest<TestDepartment>(entityName: "Department")
+        request.relationshipKeyPathsForPrefetching = ["employees"]
+        var departments: [TestDepartment] = []
+        let fetching = try store.recordingSQL { departments = try context.fetch(request) }
+        #expect(fetching.contains { $0.contains(#""ZEMPLOYEE"."ZDEPARTMENT" IN ("#) }, "\(fetching)")
+        #expect(!fetching.contains { $0.contains(#""ZEMPLOYEE"."Z_PK" IN ("#) }, "not by ID: \(fetching)")
+        #expect(fetching.count <= 6, "\(fetching)")
+        var names: Set<String> = []
+        let reading = store.recordingSQL {
+            for department in departments { for employee in department.employees { names.insert(employee.firstName ?? "") } }
+        }
+        #expect(reading.isEmpty, "\(reading)")
+        #expect(names.count == 100)
+        #expect(departments.allSatisfy { $0.employees.allSatisfy { !$0.isFault } })
+    }
+
     @Test func firingFaultsOneByOneCostsAStatementEach() throws {
         let (coordinator, store, directory) = try makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
