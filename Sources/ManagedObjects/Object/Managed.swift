@@ -216,25 +216,22 @@ extension Array: ManagedEmptyValue { static var managedEmptyValue: Self { [] } }
 enum ManagedFieldTable {
     private static let tables = Mutex<[ObjectIdentifier: [Int: String]]>([:])
 
-    private struct BindingKey: Hashable {
-        var type: ObjectIdentifier
-        var entity: ObjectIdentifier
-    }
+    private static let bindings = ClassEntityCache<[Binding]>()
 
-    /// The bindings, with the entity they are for: holding it keeps its identifier from being
-    /// reused by another entity while the bindings are cached.
-    private static let bindings = Mutex<[BindingKey: (entity: EntityDescription, bindings: [(offset: Int, index: Int)])]>([:])
+    /// Where a ``Managed`` field lives in an object, and the index of its property.
+    struct Binding: Sendable {
+        var offset: Int
+        var index: Int
+    }
 
     /// Where each ``Managed`` field of `type` lives and the index of its property in `entity`;
     /// fields the entity does not model are left out (their accessors stop with a message).
-    static func bindings(for type: ManagedObject.Type, entity: EntityDescription) -> [(offset: Int, index: Int)] {
-        let key = BindingKey(type: ObjectIdentifier(type), entity: ObjectIdentifier(entity))
-        if let known = bindings.withLock({ $0[key]?.bindings }) { return known }
-        _ = self.key(atOffset: -1, in: type)
-        let table = tables.withLock { $0[ObjectIdentifier(type)] } ?? [:]
-        let found = table.compactMap { offset, name in entity.propertiesByName[name].map { (offset: offset, index: $0.index) } }
-        bindings.withLock { $0[key] = (entity, found) }
-        return found
+    static func bindings(for type: ManagedObject.Type, entity: EntityDescription) -> [Binding] {
+        bindings.value(for: type, entity: entity) {
+            _ = self.key(atOffset: -1, in: type)
+            let table = tables.withLock { $0[ObjectIdentifier(type)] } ?? [:]
+            return table.compactMap { offset, name in entity.propertiesByName[name].map { Binding(offset: offset, index: $0.index) } }
+        }
     }
 
     static func key(atOffset offset: Int, in type: ManagedObject.Type) -> String? {

@@ -218,30 +218,22 @@ package enum PrimitiveProbe {
 }
 
 extension ManagedObject {
-    private struct OverrideKey: Hashable {
-        var type: ObjectIdentifier
-        var entity: ObjectIdentifier
-    }
-
-    /// The answers, with the entity they are for: holding it keeps its identifier from being
-    /// reused by another entity while the answer is cached.
-    private static let primitiveOverrides = Mutex<[OverrideKey: (entity: EntityDescription, overridden: [Bool])]>([:])
+    private static let primitiveOverrides = ClassEntityCache<[Bool]>()
 
     /// For each property index, whether the class answers ``primitiveValue(forKey:)`` for the
     /// attribute itself (the guide's custom primitive accessors) instead of from the storage.
     /// Found once per class and entity by calling it on this object, which must not be a fault.
     final func attributesWithCustomPrimitiveAccessors() -> [Bool] {
-        let key = OverrideKey(type: ObjectIdentifier(type(of: self)), entity: ObjectIdentifier(entity))
-        if let known = Self.primitiveOverrides.withLock({ $0[key]?.overridden }) { return known }
-        var overridden = [Bool](repeating: false, count: entity.properties.count)
-        for attribute in entity.attributes {
-            primitiveProbe = .probing
-            _ = try? primitiveValue(forKey: attribute.name)
-            overridden[attribute.index] = primitiveProbe != .reachedStorage
-            primitiveProbe = .idle
+        Self.primitiveOverrides.value(for: type(of: self), entity: entity) {
+            var overridden = [Bool](repeating: false, count: entity.properties.count)
+            for attribute in entity.attributes {
+                primitiveProbe = .probing
+                _ = try? primitiveValue(forKey: attribute.name)
+                overridden[attribute.index] = primitiveProbe != .reachedStorage
+                primitiveProbe = .idle
+            }
+            return overridden
         }
-        Self.primitiveOverrides.withLock { [entity] in $0[key] = (entity, overridden) }
-        return overridden
     }
 
     /// A persistent attribute's value: from the storage, or through the class's own primitive

@@ -138,23 +138,14 @@ extension ManagedObject {
         if let error = ValidationError.combining(errors) { throw error }
     }
 
-    private struct ClassAndEntity: Hashable {
-        var type: ObjectIdentifier
-        var entity: ObjectIdentifier
-    }
-
-    /// The answers, with the entity they are for: holding it keeps its identifier from being
-    /// reused by another entity while the answer is cached.
-    private static let unmodeledKeys = Mutex<[ClassAndEntity: (entity: EntityDescription, keys: [String])]>([:])
+    private static let unmodeledKeys = ClassEntityCache<[String]>()
 
     /// The keys of the properties the class declares itself (not through ``Managed``) that the
     /// entity does not model; found once per class and entity.
     private func declaredUnmodeledKeys() -> [String] {
-        let key = ClassAndEntity(type: ObjectIdentifier(type(of: self)), entity: ObjectIdentifier(entity))
-        if let known = Self.unmodeledKeys.withLock({ $0[key]?.keys }) { return known }
-        let keys = propertyTable.descriptors.map(\.key).filter { entity.propertiesByName[$0] == nil }
-        Self.unmodeledKeys.withLock { [entity] in $0[key] = (entity, keys) }
-        return keys
+        Self.unmodeledKeys.value(for: type(of: self), entity: entity) {
+            propertyTable.descriptors.map(\.key).filter { entity.propertiesByName[$0] == nil }
+        }
     }
 
     /// Fails when a relationship with the deny rule still has related objects.
