@@ -1,6 +1,5 @@
 import Foundation
 import ModelObjects
-import Synchronization
 
 // The object's internal storage: initial values, conversion of values to the model's types,
 // faults, and the state a context keeps on the object.
