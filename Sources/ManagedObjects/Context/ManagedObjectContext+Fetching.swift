@@ -75,7 +75,7 @@ extension ManagedObjectContext {
             let keys = properties ?? object.entity.attributes.map(\.name)
             // Without pending changes, a changed object's attributes read as saved, as the store has them.
             let saved = !request.includesPendingChanges && object.hasChanges && object.snapshot != nil
-                ? object.committedValues(forKeys: nil) : nil
+                ? object.committedValues(forKeys: object.entity.attributes.map(\.name)) : nil
             var dictionary: [String: Any] = [:]
             for key in keys {
                 if let saved, object.entity.attributesByName[key] != nil {
@@ -210,7 +210,7 @@ extension ManagedObjectContext {
                 // A fault is matched on its fetched row without firing; SELF is still the
                 // object, and keys the row does not hold are asked of the object itself.
                 if object.isFault, let record = object.cachedRecord {
-                    return try predicate.evaluate(standIn: FetchedRowStandIn(object: object, values: try objectValues(from: record)))
+                    return try predicate.evaluate(standIn: FetchedRowStandIn(object: object, values: try objectValues(from: record, of: object)))
                 }
                 return try predicate.evaluate(with: object)
             }
@@ -279,7 +279,7 @@ extension ManagedObjectContext {
     /// fault), with the object under a key no property can have.
     private func sortingView(of object: ManagedObject) throws -> Any {
         guard object.isFault, let record = object.cachedRecord else { return object }
-        let values = try objectValues(from: record)
+        let values = try objectValues(from: record, of: object)
         var view: [String: Any?] = [Self.viewObjectKey: object]
         for property in object.entity.properties where property.index < values.count {
             view[property.name] = values[property.index]

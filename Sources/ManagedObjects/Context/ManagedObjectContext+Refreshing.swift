@@ -42,6 +42,7 @@ extension ManagedObjectContext {
 
     func turnIntoFault(_ object: ManagedObject) {
         object.willTurnIntoFault()
+        relationshipReadFailures[ObjectIdentifier(object)] = nil
         if object.isUpdated { updated.remove(object) }
         if object.isDeleted {
             deleted.remove(object)
@@ -97,6 +98,7 @@ extension ManagedObjectContext {
         updated = []
         deleted = []
         pendingDeletions = []
+        relationshipReadFailures = [:]
         unannouncedInserted = []
         unannouncedUpdated = []
         unannouncedDeleted = []
@@ -123,6 +125,7 @@ extension ManagedObjectContext {
             object.flags = [.fault, .awokeFromInsert]
         }
         registered.removeAll()
+        relationshipReadFailures = [:]
         inserted = []
         updated = []
         deleted = []

@@ -15,8 +15,10 @@ extension ManagedObjectContext {
     ///
     /// - Throws: ``ValidationError`` (one failure, or ``ValidationError/Code/multipleErrors``
     ///   with every failure); ``PersistenceError/Code/mergeConflict`` under the error merge
-    ///   policy; ``PersistenceError/Code/noPersistentStore``; what the store throws. Nothing is
-    ///   written then, and the context keeps its changes.
+    ///   policy; ``PersistenceError/Code/noPersistentStore``; what the store throws;
+    ///   ``PersistenceError/Code/operationFailed`` when a relationship's IDs could not be read
+    ///   while the context edited around it (the edits that needed them were not made). Nothing
+    ///   is written then, and the context keeps its changes.
     ///
     /// Corresponds to `-[NSManagedObjectContext save:]`.
     public func save() throws {
@@ -32,6 +34,14 @@ extension ManagedObjectContext {
                 object.willSave()
             }
             processPendingChanges()
+        }
+        if let failure = relationshipReadFailures.values.first {
+            throw PersistenceError(
+                .operationFailed,
+                message: "\(failure.object.entity.name).\(failure.relationship) of \(failure.object.objectID) could not be read "
+                    + "(\(failure.error)), so the changes that needed it were not made; refresh the object, or roll back "
+                    + "or reset the context",
+                objectID: failure.object.objectID)
         }
         try validateChanges()
         let outcome = try persistentStoreCoordinator.performSave { try writeChanges() }
@@ -95,14 +105,15 @@ extension ManagedObjectContext {
         outcome.permanentIDs.reserveCapacity(insertedObjects.count)
         for object in insertedObjects {
             let objectID = id(of: object)
-            changes.inserted.append(StoreRecord(objectID: objectID, version: 1, values: try storeValues(of: object, ids: id)))
+            changes.inserted.append(StoreRecord(objectID: objectID, version: 1, values: try storeValues(of: object, ids: id).values))
             outcome.permanentIDs.append(objectID)
         }
         outcome.savedInserted = insertedObjects
         var updatedByID: [ManagedObjectID: ManagedObject] = [:]
         for object in updated where !object.objectID.isTemporaryID {
+            let (values, omitted) = try storeValues(of: object, ids: id, omittingUnread: true)
             let record = StoreRecord(
-                objectID: object.objectID, version: object.snapshotVersion + 1, values: try storeValues(of: object, ids: id))
+                objectID: object.objectID, version: object.snapshotVersion + 1, values: values, omittedRelationships: omitted)
             changes.updated.append(record)
             changes.expectedVersions[object.objectID] = object.snapshotVersion
             updatedByID[object.objectID] = object
@@ -167,7 +178,7 @@ extension ManagedObjectContext {
             guard let storeRecord else {
                 changes.updated.remove(at: position)
                 if policy == .overwrite || policy == .objectTrump {
-                    changes.inserted.append(StoreRecord(objectID: id, version: 1, values: try storeValues(of: object, ids: ids)))
+                    changes.inserted.append(StoreRecord(objectID: id, version: 1, values: try storeValues(of: object, ids: ids).values))
                     outcome.versions[ObjectIdentifier(object)] = 1
                     outcome.savedUpdated.append(object)
                 } else {
@@ -195,28 +206,42 @@ extension ManagedObjectContext {
             default:
                 break
             }
-            changes.updated[position] = StoreRecord(objectID: id, version: storeRecord.version + 1, values: merged)
+            // Relationships left out stay left out: the store keeps what it has for them.
+            let omitted = changes.updated[position].omittedRelationships
+            changes.updated[position] = StoreRecord(objectID: id, version: storeRecord.version + 1, values: merged, omittedRelationships: omitted)
             if merged != mine {
-                try take(StoreRecord(objectID: id, version: storeRecord.version, values: merged), into: object, keepingChanges: false)
+                try take(
+                    StoreRecord(objectID: id, version: storeRecord.version, values: merged, omittedRelationships: omitted),
+                    into: object, keepingChanges: false)
             }
         }
     }
 
-    /// The object's persistent values as the store keeps them.
-    func storeValues(of object: ManagedObject, ids: (ManagedObject) -> ManagedObjectID) throws -> [StoreValue] {
+    /// The object's persistent values as the store keeps them. With `omittingUnread`, to-many
+    /// relationships whose IDs were never read are left out (``StoreValue/null``, their indexes
+    /// in `omitted`): unchanged, so the store keeps what it has; without, their IDs are read.
+    func storeValues(
+        of object: ManagedObject, ids: (ManagedObject) -> ManagedObjectID, omittingUnread: Bool = false
+    ) throws -> (values: [StoreValue], omitted: Set<Int>) {
         let properties = object.entity.properties
+        let isToMany = object.entity.isToManyByIndex
         var values: [StoreValue] = []
+        var omitted: Set<Int> = []
         values.reserveCapacity(properties.count)
         let overrides = object.attributesWithCustomPrimitiveAccessors()
         for property in properties {
             // Properties are in index order: each value lands at its property's index.
+            let value = property.isTransient ? nil : object.attributeValue(property, overrides: overrides)
             if property.isTransient {
                 values.append(.null)
+            } else if omittingUnread && isToMany[property.index], let fault = value as? RelationshipFault, fault.ids == nil {
+                values.append(.null)
+                omitted.insert(property.index)
             } else {
-                values.append(try storeValue(object.attributeValue(property, overrides: overrides), for: property, of: object, ids: ids))
+                values.append(try storeValue(value, for: property, of: object, ids: ids))
             }
         }
-        return values
+        return (values, omitted)
     }
 
     /// The values the object last read from or saved to the store, as the store keeps them.
@@ -224,6 +249,8 @@ extension ManagedObjectContext {
         guard let snapshot = object.snapshot else { return [] }
         var values = [StoreValue](repeating: .null, count: object.entity.properties.count)
         for property in object.entity.properties where !property.isTransient && property.index < snapshot.count {
+            // A relationship never read is left out of the save (see `storeValues`), here too.
+            if let fault = snapshot[property.index] as? RelationshipFault, fault.ids == nil { continue }
             values[property.index] = try storeValue(snapshot[property.index], for: property, of: object, ids: { $0.objectID })
         }
         return values
@@ -294,9 +321,9 @@ extension ManagedObjectContext {
     /// with `keepingChanges`, properties changed since the snapshot keep their current values.
     /// The change is not recorded and inverses are not maintained (the record has both sides).
     ///
-    /// - Throws: What ``objectValues(from:)`` throws; the object is left as it was.
+    /// - Throws: What ``objectValues(from:of:)`` throws; the object is left as it was.
     func take(_ record: StoreRecord, into object: ManagedObject, keepingChanges: Bool) throws {
-        let fresh = try objectValues(from: record)
+        var fresh = try objectValues(from: record, of: object)
         let changed: Set<Int> = keepingChanges
             ? Set(object.entity.properties.filter { property in
                 guard let snapshot = object.snapshot, property.index < snapshot.count else { return true }
@@ -310,6 +337,11 @@ extension ManagedObjectContext {
             object.inverseMaintenanceDepth -= 1
         }
         for property in object.entity.properties where !property.isTransient && !changed.contains(property.index) {
+            if let fault = object.values[property.index] as? RelationshipFault, fault.ids == nil {
+                // Never read: it stands for what the store has, which the fresh record is.
+                fresh[property.index] = fault
+                continue
+            }
             let new = fresh[property.index]
             if ManagedObject.storedValuesEqual(object.values[property.index], new) { continue }
             object.willChangeValue(forKey: property.name)

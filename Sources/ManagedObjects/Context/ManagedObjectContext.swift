@@ -66,6 +66,10 @@ public final class ManagedObjectContext {
     var unannouncedDeleted: Set<ManagedObject> = []
     var unannouncedRefreshed: Set<ManagedObject> = []
     var isProcessingPendingChanges = false
+    /// Relationships whose IDs the store could not give when they were needed, by object: the
+    /// edits that needed them were not made, so the next save fails until the object is
+    /// refreshed, or the context rolled back or reset.
+    var relationshipReadFailures: [ObjectIdentifier: (object: ManagedObject, relationship: String, error: any Error)] = [:]
 
     /// Creates a context that saves to `coordinator`'s stores.
     ///
@@ -250,12 +254,13 @@ public final class ManagedObjectContext {
     }
 
     /// A record's values as objects store them: relationships as registered objects or faults.
+    /// A record that leaves to-many relationships out gives `object` relationship faults whose
+    /// IDs are read when first needed.
     ///
     /// - Throws: ``PersistenceError/Code/operationFailed`` when a value transformer cannot read
-    ///   a stored value (the object then stays a fault, so no save can overwrite that value).
-    /// A record that leaves its to-many relationships out gives `object` relationship faults
-    /// whose IDs are read when first needed.
-    func objectValues(from record: StoreRecord, of object: ManagedObject? = nil) throws -> ContiguousArray<Any?> {
+    ///   a stored value (the object then stays a fault, so no save can overwrite that value), or
+    ///   when the record leaves a relationship out and there is no object to read it for.
+    func objectValues(from record: StoreRecord, of object: ManagedObject?) throws -> ContiguousArray<Any?> {
         let entity = record.objectID.entity
         // Built in index order, in one allocation: transient properties and those the record
         // lacks start at their initial values.
@@ -266,9 +271,15 @@ public final class ManagedObjectContext {
         for property in entity.properties {
             if property.isTransient || property.index >= record.values.count {
                 values.append(initial[property.index])
-            } else if record.omitsToManyRelationships && isToMany[property.index] {
+            } else if isToMany[property.index] && record.omittedRelationships.contains(property.index) {
+                guard let object else {
+                    throw PersistenceError(
+                        .operationFailed,
+                        message: "the record of \(record.objectID) leaves out \(entity.name).\(property.name) where no object can read it later",
+                        objectID: record.objectID)
+                }
                 let isOrdered = (property as? RelationshipDescription)?.isOrdered ?? false
-                values.append(object.map { RelationshipFault(unreadFor: $0, isOrdered: isOrdered) } ?? initial[property.index])
+                values.append(RelationshipFault(unreadFor: object, isOrdered: isOrdered))
             } else {
                 values.append(try objectValue(record.values[property.index], for: property))
             }

@@ -238,6 +238,9 @@ extension ManagedObject {
     final func removeFromToMany(_ relationship: RelationshipDescription, _ objects: [ManagedObject]) {
         let key = relationship.name, index = relationship.index
         resolveRelationshipFault(at: index)
+        // Its IDs could not be read: editing an unknown collection would lose its members (the
+        // context's next save reports the failure).
+        guard !(values[index] is RelationshipFault) else { return }
         if relationship.isOrdered {
             let current = toManyObjects(at: index)
             let removedIDs = Set(objects.map(ObjectIdentifier.init))
@@ -273,6 +276,7 @@ extension ManagedObject {
     final func addToToMany(_ relationship: RelationshipDescription, _ objects: [ManagedObject], at position: Int?) {
         let key = relationship.name, index = relationship.index
         resolveRelationshipFault(at: index)
+        guard !(values[index] is RelationshipFault) else { return }  // as in removeFromToMany
         if relationship.isOrdered {
             var array = toManyObjects(at: index)
             let present = Set(array.map(ObjectIdentifier.init))

@@ -283,13 +283,20 @@ extension ManagedObject {
         loadRelationshipFault(at: index)
     }
 
-    /// Reads nothing from the store when the fault has its IDs; else reads them (one query) and
-    /// leaves the fault in place when that fails.
+    /// Reads nothing from the store when the fault has its IDs; else reads them (one query).
+    /// When that fails, the fault stays, the context records the failure (its next save throws
+    /// it), and callers that would edit the relationship leave it alone.
     private func loadRelationshipFault(at index: Int) {
         guard let fault = values[index] as? RelationshipFault, let context,
-              let relationship = entity.properties[index] as? RelationshipDescription,
-              let ids = try? relationshipFaultIDs(fault, at: index)
+              let relationship = entity.properties[index] as? RelationshipDescription
         else { return }
+        let ids: [ManagedObjectID]
+        do {
+            ids = try relationshipFaultIDs(fault, at: index)
+        } catch {
+            context.relationshipReadFailures[ObjectIdentifier(self)] = (self, relationship.name, error)
+            return
+        }
         context.registered.reserveCapacity(context.registered.count + ids.count)
         let objects = ids.map { context.object(with: $0) }
         let loaded: Any = relationship.isOrdered ? objects : Set(objects)

@@ -5,13 +5,16 @@ extension SQLiteConnection {
     /// Defines a deterministic SQL function of `argumentCount` arguments, answered by `body`
     /// on the connection's thread while a statement runs. It lives as long as the connection.
     ///
-    /// `body` receives the arguments as ``SQLiteValue``s; an error it throws fails the
-    /// statement with the error's description.
+    /// `body` receives the arguments as ``SQLiteValue``s, those at `textArguments` as text
+    /// whatever their storage class (as a text column reads; NULL stays NULL); an error it
+    /// throws fails the statement with the error's description.
     ///
     /// - Throws: ``SQLiteError`` when SQLite refuses the definition.
-    func defineFunction(_ name: String, argumentCount: Int32, _ body: @escaping ([SQLiteValue]) throws -> SQLiteValue) throws {
+    func defineFunction(
+        _ name: String, argumentCount: Int32, textArguments: Set<Int> = [], _ body: @escaping ([SQLiteValue]) throws -> SQLiteValue
+    ) throws {
         // SQLite holds the box until the connection closes, then calls `releaseFunctionBox`.
-        let box = Unmanaged.passRetained(SQLiteFunctionBox(body)).toOpaque()
+        let box = Unmanaged.passRetained(SQLiteFunctionBox(body, textArguments: textArguments)).toOpaque()
         let code = sqlite3_create_function_v2(
             handle, name, argumentCount, SQLITE_UTF8 | SQLITE_DETERMINISTIC, box, callFunctionBox, nil, nil, releaseFunctionBox)
         guard code == SQLITE_OK else {
@@ -24,9 +27,11 @@ extension SQLiteConnection {
 /// A Swift function SQL calls, kept alive by SQLite (see ``SQLiteConnection/defineFunction(_:argumentCount:_:)``).
 private final class SQLiteFunctionBox {
     let body: ([SQLiteValue]) throws -> SQLiteValue
+    let textArguments: Set<Int>
 
-    init(_ body: @escaping ([SQLiteValue]) throws -> SQLiteValue) {
+    init(_ body: @escaping ([SQLiteValue]) throws -> SQLiteValue, textArguments: Set<Int>) {
         self.body = body
+        self.textArguments = textArguments
     }
 }
 
@@ -37,7 +42,7 @@ private func callFunctionBox(_ context: OpaquePointer?, _ count: Int32, _ argume
     var values: [SQLiteValue] = []
     values.reserveCapacity(Int(count))
     for index in 0..<Int(count) {
-        values.append(sqliteValue(arguments?[index]))
+        values.append(sqliteValue(arguments?[index], asText: box.textArguments.contains(index)))
     }
     do {
         switch try box.body(values) {
@@ -61,10 +66,11 @@ private func releaseFunctionBox(_ pointer: UnsafeMutableRawPointer?) {
     Unmanaged<SQLiteFunctionBox>.fromOpaque(pointer).release()
 }
 
-/// A function argument as a Swift value.
-private func sqliteValue(_ value: OpaquePointer?) -> SQLiteValue {
+/// A function argument as a Swift value; with `asText`, anything but NULL as text.
+private func sqliteValue(_ value: OpaquePointer?, asText: Bool) -> SQLiteValue {
     guard let value else { return .null }
-    switch sqlite3_value_type(value) {
+    let type = sqlite3_value_type(value)
+    switch asText && type != SQLITE_NULL ? SQLITE_TEXT : type {
     case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
     case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
     case SQLITE_TEXT:

@@ -135,7 +135,7 @@ public final class BinaryStore: PersistentStore {
         try state.withLock { state in
             var next = state
             for record in changes.inserted { next.records[record.objectID] = record }
-            for record in changes.updated { next.records[record.objectID] = record }
+            for record in changes.updated { next.records[record.objectID] = record.keepingOmittedRelationships(of: next.records[record.objectID]) }
             for id in changes.deleted { next.records[id] = nil }
             try write(next)
             state = next

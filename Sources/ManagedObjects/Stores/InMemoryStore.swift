@@ -61,7 +61,7 @@ public final class InMemoryStore: PersistentStore {
     public func apply(_ changes: SaveChanges) throws {
         state.withLock { state in
             for record in changes.inserted { state.records[record.objectID] = record }
-            for record in changes.updated { state.records[record.objectID] = record }
+            for record in changes.updated { state.records[record.objectID] = record.keepingOmittedRelationships(of: state.records[record.objectID]) }
             for id in changes.deleted { state.records[id] = nil }
         }
     }

@@ -38,9 +38,11 @@ public protocol PersistentStore: AnyObject, Sendable {
     func record(for objectID: ManagedObjectID) throws -> StoreRecord?
 
     /// The record for `objectID` when its fault fires alone, or nil when there is none. A
-    /// store may leave the to-many relationships out (``StoreRecord/omitsToManyRelationships``)
+    /// store may leave the to-many relationships out (``StoreRecord/omittedRelationships``)
     /// and answer ``relatedObjectIDs(of:through:)`` when one is first used, as Core Data's
-    /// relationship faults do. The default answers ``record(for:)``.
+    /// relationship faults do; its ``apply(_:)`` then gets changed records that leave out the
+    /// relationships not read since, and keeps what it has for them. The default answers
+    /// ``record(for:)``.
     ///
     /// - Throws: ``PersistenceError`` when the store cannot be read.
     func faultRecord(for objectID: ManagedObjectID) throws -> StoreRecord?

@@ -19,7 +19,8 @@ final class SQLiteComparisonFunction {
     ///
     /// - Throws: ``SQLiteError`` when SQLite refuses the definition.
     func define(on connection: SQLiteConnection) throws {
-        try connection.defineFunction(Self.name, argumentCount: 2) { arguments in
+        // The value is read as text, as the store reads a string column (`decode`).
+        try connection.defineFunction(Self.name, argumentCount: 2, textArguments: [1]) { arguments in
             guard arguments.count == 2, case .integer(let slot) = arguments[0], self.comparisons.indices.contains(Int(slot)) else {
                 throw PersistenceError(.operationFailed, message: "\(Self.name) was called without a comparison to evaluate")
             }

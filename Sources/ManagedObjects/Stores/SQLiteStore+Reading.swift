@@ -44,7 +44,7 @@ extension SQLiteStore {
     }
 
     /// The record for `objectID` without its to-many relationships
-    /// (``StoreRecord/omitsToManyRelationships``): one statement, where a whole record takes
+    /// (``StoreRecord/omittedRelationships``): one statement, where a whole record takes
     /// one more per to-many relationship. The context reads those with
     /// ``relatedObjectIDs(of:through:)`` when they are first used.
     ///
@@ -240,7 +240,10 @@ extension SQLiteStore {
         let entityNames = kinds.all.keys
         guard !records.isEmpty else { return records }
         guard readsToMany else {
-            for position in records.indices { records[position].omitsToManyRelationships = true }
+            for position in records.indices {
+                let isToMany = records[position].objectID.entity.isToManyByIndex
+                records[position].omittedRelationships = Set(isToMany.indices.filter { isToMany[$0] })
+            }
             return records
         }
 
@@ -251,9 +254,7 @@ extension SQLiteStore {
             for (index, storage) in mapping.storage.enumerated() {
                 guard let query = toManyQuery(storage) else { continue }
                 guard done.insert(query.head + query.tail).inserted else { continue }
-                let related = try readRelated(
-                    connection, query: query, records: records, table: table, condition: whereClause,
-                    bindings: bindings, orderAndLimit: orderAndLimit)
+                let related = try readRelated(connection, query: query, records: records, condition: whereClause, orderAndLimit: orderAndLimit)
                 // Every record of a kind that has this relationship gets its list. (The records
                 // are edited in place: holding a copy of one would copy its values on write.)
                 var hasRelationship: (entity: EntityDescription, answer: Bool)?
@@ -276,24 +277,31 @@ extension SQLiteStore {
     /// Runs a to-many query (the condition on the owner's key goes between its head and tail) for the records
     /// read, grouping the related IDs by owner.
     private func readRelated(
-        _ connection: SQLiteConnection, query: (head: String, tail: String), records: [StoreRecord], table: String, condition: String,
-        bindings: [SQLiteValue], orderAndLimit: String
+        _ connection: SQLiteConnection, query: (head: String, tail: String), records: [StoreRecord], condition: String,
+        orderAndLimit: String
     ) throws -> [Int64: [ManagedObjectID]] {
-        let sql: String
-        let arguments: [SQLiteValue]
         if records.count == 1, let key = records[0].objectID.primaryKey {
-            sql = query.head + "= ?" + query.tail
-            arguments = [.integer(key)]
-        } else if condition.isEmpty && !orderAndLimit.contains(" LIMIT ") || records.count >= 1000 {
-            // Every row of the table was read, or many: reading the whole relationship through
-            // its index costs less than repeating the selection; owners not read are ignored.
-            sql = query.head + "IS NOT NULL" + query.tail
-            arguments = []
-        } else {
-            sql = query.head + "IN (SELECT \(table).\"Z_PK\" FROM \(table)\(condition)\(orderAndLimit))" + query.tail
-            arguments = bindings
+            return try relatedIDs(connection, sql: query.head + "= ?" + query.tail, arguments: [.integer(key)])
         }
-        return try relatedIDs(connection, sql: sql, arguments: arguments)
+        if condition.isEmpty && !orderAndLimit.contains(" LIMIT ") || records.count >= 1000 {
+            // Every row of the table was read, or many: reading the whole relationship through
+            // its index costs less than selecting the owners again; owners not read are ignored.
+            return try relatedIDs(connection, sql: query.head + "IS NOT NULL" + query.tail, arguments: [])
+        }
+        // A few: by the keys read (repeating the condition instead would evaluate it again,
+        // `mo_compare` on every row included).
+        let keys = records.compactMap(\.objectID.primaryKey)
+        var related: [Int64: [ManagedObjectID]] = [:]
+        var start = 0
+        while start < keys.count {
+            let chunk = keys[start..<min(start + 500, keys.count)]
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            related.merge(
+                try relatedIDs(connection, sql: query.head + "IN (\(placeholders))" + query.tail, arguments: chunk.map { .integer($0) }),
+                uniquingKeysWith: { first, _ in first })
+            start += 500
+        }
+        return related
     }
 
     /// Runs a to-many query, grouping the related IDs by owner key.

@@ -120,7 +120,8 @@ extension SQLiteStore {
         let (mapping, key) = try mapping(of: record.objectID)
         guard mapping.writesRelationships else { return }
         for (index, storage) in mapping.storage.enumerated() {
-            guard index < record.values.count else { continue }
+            // Left out: not read since the record was, so the rows keep what they have.
+            guard index < record.values.count, !record.omittedRelationships.contains(index) else { continue }
             var related: [ManagedObjectID] = []
             if case .toMany(let ids) = record.values[index] { related = ids }
             switch storage {

@@ -65,17 +65,32 @@ public struct StoreRecord: Sendable {
     /// The values, indexed like the entity's ``EntityDescription/properties``; transient
     /// properties hold ``StoreValue/null``.
     public var values: [StoreValue]
-    /// Whether the record leaves its to-many relationships out (their values are ignored): a
-    /// record for firing a fault may, and the context then asks
-    /// ``PersistentStore/relatedObjectIDs(of:through:)`` when one is first used.
-    public var omitsToManyRelationships: Bool
+    /// The property indexes of to-many relationships the record leaves out (their values are
+    /// ignored). A record read for firing a fault may leave them out
+    /// (``PersistentStore/faultRecord(for:)``): the context asks
+    /// ``PersistentStore/relatedObjectIDs(of:through:)`` when one is first used. A changed
+    /// record in a save leaves out the relationships never read since: the store keeps what
+    /// it has for them.
+    public var omittedRelationships: Set<Int>
 
     /// Creates a record.
-    public init(objectID: ManagedObjectID, version: Int64, values: [StoreValue], omitsToManyRelationships: Bool = false) {
+    public init(objectID: ManagedObjectID, version: Int64, values: [StoreValue], omittedRelationships: Set<Int> = []) {
         self.objectID = objectID
         self.version = version
         self.values = values
-        self.omitsToManyRelationships = omitsToManyRelationships
+        self.omittedRelationships = omittedRelationships
+    }
+
+    /// The record with the values it leaves out taken from `stored`, the record as a store
+    /// holds it: what a store that keeps whole records writes for a changed record.
+    func keepingOmittedRelationships(of stored: StoreRecord?) -> StoreRecord {
+        guard !omittedRelationships.isEmpty else { return self }
+        var whole = self
+        for index in omittedRelationships where index < whole.values.count {
+            if let stored, index < stored.values.count { whole.values[index] = stored.values[index] }
+        }
+        whole.omittedRelationships = []
+        return whole
     }
 }
 

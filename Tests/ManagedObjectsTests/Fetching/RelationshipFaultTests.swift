@@ -290,6 +290,20 @@ final class SmallDepartment: ManagedObject {
         _ = store
     }
 
+    @Test func savingAroundUnreadToManyRelationshipsReadsAndWritesNoneOfThem() throws {
+        // Department.employees has no count to validate (Project.members has a maximum, so
+        // validating a changed project reads its members' IDs).
+        let (stack, context, store, research, _) = try firedAlone()
+        research.name = "R&D"
+        let saving = try store.recordingSQL { try context.save() }
+        #expect(!saving.contains { $0.contains("ZEMPLOYEE") }, "\(saving)")
+        #expect(research.hasFault(forRelationshipNamed: "employees"))
+        let reader = stack.makeContext()
+        let department = try #require(try reader.existingObject(with: research.objectID) as? TestDepartment)
+        #expect(department.name == "R&D")
+        #expect(Set(department.employees.compactMap(\.firstName)) == ["Ada", "Grace", "Alan"])
+    }
+
     @Test func aDenyRuleSeesAnUnreadToMany() throws {
         let stack = try TestStore.$kind.withValue(.sqlite) { try ManagedTestStack(employeesRule: .deny) }
         let research = stack.department("Research")

@@ -99,6 +99,30 @@ import Testing
         #expect(throws: KeyValuePredicateError.self) { try context.fetch(FetchRequest<TestEmployee>(entityName: "Employee", predicate: predicate)) }
     }
 
+    @Test func mo_compareReadsAStringColumnAsTextWhateverItHolds() throws {
+        let (stack, store, _, context) = try makeData()
+        defer { withExtendedLifetime(context) {} }
+        let entity = try #require(stack.model.entity(named: "Employee"))
+        // Another writer left a blob in the text column; the store reads it as text, so does mo_compare.
+        let connection = try SQLiteConnection(path: try #require(store.url).path)
+        try connection.execute("UPDATE ZEMPLOYEE SET ZFIRSTNAME = X'5A6F65' WHERE ZFIRSTNAME = 'Zoe'")
+        let predicate = try KeyValuePredicate(format: "firstName ==[c] 'zoe'")
+        let result = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate))
+        #expect(result.appliedPredicate)
+        #expect(result.records.count == 1)
+        #expect(result.records.first?.values.first == .string("Zoe"))
+    }
+
+    @Test func aFewRecordsMatchedByMoCompareGetTheirRelationshipsByKey() throws {
+        let (stack, store, _, context) = try makeData()
+        defer { withExtendedLifetime(context) {} }
+        let entity = try #require(stack.model.entity(named: "Employee"))
+        let predicate = try KeyValuePredicate(format: "firstName BEGINSWITH[c] 'a'")
+        let statements = try store.recordingSQL { _ = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate)) }
+        #expect(statements.count > 1, "the rows, then the to-many relationships: \(statements)")
+        #expect(statements.dropFirst().allSatisfy { !$0.contains("mo_compare") }, "the condition runs once: \(statements)")
+    }
+
     @Test func caseAndDiacriticInsensitiveComparisonsFilterInSQLWithUnicodeFolding() throws {
         let (stack, store, objects, context) = try makeData()
         defer { withExtendedLifetime(context) {} }
