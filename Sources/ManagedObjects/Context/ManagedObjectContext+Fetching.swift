@@ -311,6 +311,7 @@ extension ManagedObjectContext {
             var faults: [ManagedObject] = []
             var toManyOf: (relationship: RelationshipDescription, owners: [ManagedObjectID])?
             var sameToMany = true
+            try readUnreadRelationships(key, of: level)
             for object in level {
                 try object.fireFault()
                 guard let relationship = object.entity.relationshipsByName[key] else {
@@ -339,6 +340,27 @@ extension ManagedObjectContext {
             try loadRecords(of: faults.filter { $0.cachedRecord == nil })
             for target in faults { try? target.fireFault() }
             level = next
+        }
+    }
+
+    /// Reads the IDs of the unread to-many relationships named `key` of `objects` (objects
+    /// whose faults fired alone) together, from their records, instead of one query each.
+    private func readUnreadRelationships(_ key: String, of objects: [ManagedObject]) throws {
+        var unread: [(object: ManagedObject, fault: RelationshipFault, index: Int)] = []
+        for object in objects where !object.isFault {
+            guard let relationship = object.entity.relationshipsByName[key], relationship.isToMany,
+                  relationship.index < object.values.count,
+                  let fault = object.values[relationship.index] as? RelationshipFault, fault.ids == nil
+            else { continue }
+            unread.append((object, fault, relationship.index))
+        }
+        guard unread.count > 1, persistentStoreCoordinator.persistentStores.count == 1 else { return }
+        let records = try persistentStoreCoordinator.persistentStores[0].records(for: unread.map(\.object.objectID))
+        for (object, fault, index) in unread {
+            guard let record = records[object.objectID], index < record.values.count, !record.omittedRelationships.contains(index),
+                  case .toMany(let ids) = record.values[index]
+            else { continue }
+            object.adoptRelationshipFaultIDs(ids, of: fault, at: index)
         }
     }
 

@@ -320,9 +320,15 @@ extension ManagedObject {
                 objectID: objectID)
         }
         let ids = try context.relatedObjectIDs(of: self, through: relationship)
+        adoptRelationshipFaultIDs(ids, of: fault, at: index)
+        return ids
+    }
+
+    /// Gives `fault`, an unread relationship fault at `index`, the IDs read for it: every slot
+    /// holding it (the storage's, the snapshot's) then holds one with the IDs.
+    final func adoptRelationshipFaultIDs(_ ids: [ManagedObjectID], of fault: RelationshipFault, at index: Int) {
         let read = RelationshipFault(ids: ids, isOrdered: fault.isOrdered)
         if index < values.count, let held = values[index] as? RelationshipFault, held == fault { values[index] = read }
         if let held = snapshot?[index] as? RelationshipFault, held == fault { snapshot?[index] = read }
-        return ids
     }
 }

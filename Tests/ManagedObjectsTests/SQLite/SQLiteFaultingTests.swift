@@ -124,6 +124,23 @@ import Testing
         #expect(departments.allSatisfy { $0.employees.allSatisfy { !$0.isFault } })
     }
 
+    @Test func prefetchingFromObjectsFiredAloneReadsTheirRelationshipsTogether() throws {
+        let (coordinator, store, directory) = try makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let reader = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let ids = try reader.fetchObjectIDs(FetchRequest<TestDepartment>(entityName: "Department"))
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let held = try ids.map { try context.existingObject(with: $0) }  // fired alone: employees unread
+        #expect(held.allSatisfy { $0.hasFault(forRelationshipNamed: "employees") })
+        var request = FetchRequest<TestDepartment>(entityName: "Department")
+        request.relationshipKeyPathsForPrefetching = ["employees"]
+        var departments: [TestDepartment] = []
+        let fetching = try store.recordingSQL { departments = try context.fetch(request) }
+        #expect(fetching.count <= 8, "not one statement per department: \(fetching)")
+        let reading = store.recordingSQL { _ = departments.flatMap { $0.employees.map(\.firstName) } }
+        #expect(reading.isEmpty, "\(reading)")
+    }
+
     @Test func firingFaultsOneByOneCostsAStatementEach() throws {
         let (coordinator, store, directory) = try makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
