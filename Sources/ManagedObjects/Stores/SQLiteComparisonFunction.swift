@@ -12,8 +12,9 @@ final class SQLiteComparisonFunction {
     /// The function's name in SQL.
     static let name = "mo_compare"
 
-    /// The comparisons of the statements running, by slot.
-    var comparisons: [KeyValuePredicate] = []
+    /// The comparisons of the statements running, by slot: without modifier, a constant on the
+    /// right.
+    var comparisons: [KeyValuePredicate.Comparison] = []
 
     /// Defines the function on `connection`, which keeps this object until it closes.
     ///
@@ -32,16 +33,7 @@ final class SQLiteComparisonFunction {
             case .text(let text): value = text
             case .blob(let data): value = data
             }
-            return .integer(try self.comparisons[Int(slot)].evaluate(standIn: ColumnValueStandIn(value: value)) ? 1 : 0)
+            return .integer(try self.comparisons[Int(slot)].evaluate(leftValue: value) ? 1 : 0)
         }
     }
-}
-
-/// One column's value as a comparison of one key path reads it: the value for every key path.
-struct ColumnValueStandIn: KeyValuePredicateStandIn {
-    let value: Any?
-
-    var standInObject: Any { value ?? NSNull() }
-
-    func value(forKeyPath keyPath: String) throws -> Any? { value }
 }

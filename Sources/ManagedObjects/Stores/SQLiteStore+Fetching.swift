@@ -161,7 +161,7 @@ extension SQLiteStore {
         var appliedPredicate: Bool
         var appliedSortAndLimit: Bool
         /// The comparisons the condition evaluates with `mo_compare`, by slot.
-        var evaluatedComparisons: [KeyValuePredicate]
+        var evaluatedComparisons: [KeyValuePredicate.Comparison]
     }
 }
 
@@ -175,7 +175,7 @@ struct SQLitePredicateTranslator {
     private(set) var bindings: [SQLiteValue] = []
     /// The comparisons the conditions made so far evaluate with ``SQLiteComparisonFunction``,
     /// by slot.
-    private(set) var evaluatedComparisons: [KeyValuePredicate] = []
+    private(set) var evaluatedComparisons: [KeyValuePredicate.Comparison] = []
 
     init(entity: EntityDescription, mapping: SQLiteSchema.EntityMapping, schema: SQLiteSchema) {
         self.entity = entity
@@ -347,14 +347,13 @@ struct SQLitePredicateTranslator {
               case .constant(let constant) = comparison.rightExpression, let constant,
               constant is String || (Self.elements(constant).map { !$0.isEmpty && $0.allSatisfy { $0 is String } } ?? false)
         else { return nil }
-        let predicate = KeyValuePredicate.comparison(comparison)
         // Evaluated once here: a comparison that throws (a MATCHES pattern that does not
         // compile) stays with in-memory evaluation, which reports the error.
-        guard let whenNil = try? predicate.evaluate(standIn: ColumnValueStandIn(value: nil)),
-              (try? predicate.evaluate(standIn: ColumnValueStandIn(value: ""))) != nil
-        else { return nil }
+        guard let whenNil = try? comparison.evaluate(leftValue: nil), (try? comparison.evaluate(leftValue: "")) != nil else {
+            return nil
+        }
         let call = "\(SQLiteComparisonFunction.name)(\(bind(.integer(Int64(evaluatedComparisons.count)))), \(found.sql))"
-        evaluatedComparisons.append(predicate)
+        evaluatedComparisons.append(comparison)
         guard let via = found.via else { return call }
         return "(CASE WHEN \(via.foreignKey) IS NULL THEN \(whenNil ? 1 : 0) ELSE \(via.foreignKey) IN "
             + "(SELECT \(Self.destinationAlias).\"Z_PK\" FROM \(via.table) AS \(Self.destinationAlias) WHERE \(call)) END)"

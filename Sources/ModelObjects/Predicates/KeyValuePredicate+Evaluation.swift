@@ -263,6 +263,14 @@ extension KeyValuePredicate.Comparison {
         return decided == wanted
     }
 
+    /// Evaluates a comparison without modifier whose right side is a constant, with `leftValue`
+    /// as the value of its left side: for a store that read that value itself (a column).
+    ///
+    /// - Throws: What ``evaluate(with:substitutionVariables:)`` throws for the same values.
+    package func evaluate(leftValue: Any?) throws -> Bool {
+        try compare(leftValue, try rightExpression.value(.value(nil), [:]))
+    }
+
     /// Compares two values with the operator.
     func compare(_ lhs: Any?, _ rhs: Any?) throws -> Bool {
         switch operatorType {
