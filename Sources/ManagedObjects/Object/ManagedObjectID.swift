@@ -89,7 +89,7 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether two IDs name the same record: same entity name and the same key.
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
-        lhs.key == rhs.key && lhs.entity.name == rhs.entity.name
+        lhs.key == rhs.key && (lhs.entity === rhs.entity || lhs.entity.name == rhs.entity.name)
     }
 
     /// Hashes the primary key or the temporary UUID (the entity name takes part in equality only).
