@@ -23,6 +23,8 @@ extension ManagedObjectContext {
     /// Corresponds to `-[NSManagedObjectContext save:]`.
     public func save() throws {
         processPendingChanges()
+        // Before anything else: an edit skipped for want of a relationship may be the only change.
+        try throwRelationshipReadFailure()
         guard hasChanges else { return }
         notificationCenter.post(name: Self.willSaveNotification, object: self)
         var notified = Set<ObjectIdentifier>()
@@ -35,15 +37,9 @@ extension ManagedObjectContext {
             }
             processPendingChanges()
         }
-        if let failure = relationshipReadFailures.values.first {
-            throw PersistenceError(
-                .operationFailed,
-                message: "\(failure.object.entity.name).\(failure.relationship) of \(failure.object.objectID) could not be read "
-                    + "(\(failure.error)), so the changes that needed it were not made; refresh the object, or roll back "
-                    + "or reset the context",
-                objectID: failure.object.objectID)
-        }
         try validateChanges()
+        // Validation may need a relationship (a class validator of its key) and fail to read it.
+        try throwRelationshipReadFailure()
         let outcome = try persistentStoreCoordinator.performSave { try writeChanges() }
         finishSave(outcome)
     }
@@ -54,6 +50,17 @@ extension ManagedObjectContext {
         for object in updated { do { try object.validateForUpdate() } catch { errors.append(error) } }
         for object in deleted { do { try object.validateForDelete() } catch { errors.append(error) } }
         if let error = ValidationError.combining(errors) { throw error }
+    }
+
+    /// Throws the first relationship read failure recorded (see ``relationshipReadFailures``).
+    private func throwRelationshipReadFailure() throws {
+        guard let failure = relationshipReadFailures.values.first else { return }
+        throw PersistenceError(
+            .operationFailed,
+            message: "\(failure.object.entity.name).\(failure.relationship) of \(failure.object.objectID) could not be read "
+                + "(\(failure.error)), so the changes that needed it were not made; refresh the object without merging, "
+                + "or roll back or reset the context",
+            objectID: failure.object.objectID)
     }
 
     /// What a write did, for the work after it.
@@ -187,7 +194,7 @@ extension ManagedObjectContext {
                 continue
             }
             let mine = changes.updated[position].values
-            let base = try snapshotStoreValues(of: object)
+            let base = try snapshotStoreValues(of: object, omitted: changes.updated[position].omittedRelationships)
             var merged = mine
             switch policy {
             case .storeTrump:
@@ -244,13 +251,13 @@ extension ManagedObjectContext {
         return (values, omitted)
     }
 
-    /// The values the object last read from or saved to the store, as the store keeps them.
-    private func snapshotStoreValues(of object: ManagedObject) throws -> [StoreValue] {
+    /// The values the object last read from or saved to the store, as the store keeps them;
+    /// the `omitted` relationships (left out of the save, see `storeValues`) are left out here too.
+    private func snapshotStoreValues(of object: ManagedObject, omitted: Set<Int>) throws -> [StoreValue] {
         guard let snapshot = object.snapshot else { return [] }
         var values = [StoreValue](repeating: .null, count: object.entity.properties.count)
         for property in object.entity.properties where !property.isTransient && property.index < snapshot.count {
-            // A relationship never read is left out of the save (see `storeValues`), here too.
-            if let fault = snapshot[property.index] as? RelationshipFault, fault.ids == nil { continue }
+            if omitted.contains(property.index) { continue }
             values[property.index] = try storeValue(snapshot[property.index], for: property, of: object, ids: { $0.objectID })
         }
         return values

@@ -68,7 +68,7 @@ public final class ManagedObjectContext {
     var isProcessingPendingChanges = false
     /// Relationships whose IDs the store could not give when they were needed, by object: the
     /// edits that needed them were not made, so the next save fails until the object is
-    /// refreshed, or the context rolled back or reset.
+    /// refreshed without merging, or leaves the context, or the context is rolled back or reset.
     var relationshipReadFailures: [ObjectIdentifier: (object: ManagedObject, relationship: String, error: any Error)] = [:]
 
     /// Creates a context that saves to `coordinator`'s stores.
@@ -227,6 +227,7 @@ public final class ManagedObjectContext {
 
     func unregister(_ object: ManagedObject) {
         if registered[object.objectID] === object { registered[object.objectID] = nil }
+        relationshipReadFailures[ObjectIdentifier(object)] = nil
         object.context = nil
     }
 

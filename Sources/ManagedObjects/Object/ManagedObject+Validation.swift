@@ -120,6 +120,12 @@ extension ManagedObject {
                     }
                     continue
                 }
+                do {
+                    _ = try relationshipFaultIDs(fault, at: property.index)
+                } catch {
+                    errors.append(error)
+                    continue
+                }
                 resolveRelationshipFault(at: property.index)
                 value = values[property.index]
             }

@@ -304,6 +304,24 @@ final class SmallDepartment: ManagedObject {
         #expect(Set(department.employees.compactMap(\.firstName)) == ["Ada", "Grace", "Alan"])
     }
 
+    @Test(arguments: ["objectTrump", "storeTrump", "overwrite"])
+    func aConflictOverAnObjectWithUnreadRelationshipsKeepsThem(policy: String) throws {
+        let (stack, context, _, research, _) = try firedAlone()
+        context.mergePolicy = ["objectTrump": .objectTrump, "storeTrump": .storeTrump][policy] ?? .overwrite
+        research.name = "Mine"
+        let other = stack.makeContext()
+        let theirs = try #require(try other.existingObject(with: research.objectID) as? TestDepartment)
+        theirs.name = "Theirs"
+        try other.save()
+        try context.save()
+        let index = research.entity.relationshipsByName["employees"]!.index
+        #expect((research.values[index] as? RelationshipFault).map { $0.ids == nil } == true, "still unread")
+        let reader = stack.makeContext()
+        let saved = try #require(try reader.existingObject(with: research.objectID) as? TestDepartment)
+        #expect(saved.name == (policy == "storeTrump" ? "Theirs" : "Mine"))
+        #expect(Set(saved.employees.compactMap(\.firstName)) == ["Ada", "Grace", "Alan"])
+    }
+
     @Test func aDenyRuleSeesAnUnreadToMany() throws {
         let stack = try TestStore.$kind.withValue(.sqlite) { try ManagedTestStack(employeesRule: .deny) }
         let research = stack.department("Research")

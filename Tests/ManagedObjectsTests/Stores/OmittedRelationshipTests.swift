@@ -77,7 +77,10 @@ final class LazyRelationshipStore: PersistentStore, @unchecked Sendable {
         #expect(project.hasFault(forRelationshipNamed: "members") && project.hasFault(forRelationshipNamed: "milestones"))
         project.title = "Compilers"
         try context.save()
-        #expect(project.hasFault(forRelationshipNamed: "members"), "saving read nothing")
+        // Milestones have no count to validate, so the save never read them (members have a
+        // maximum: validation reads their IDs).
+        let milestones = try #require(project.values[project.entity.relationshipsByName["milestones"]!.index] as? RelationshipFault)
+        #expect(milestones.ids == nil, "saving read nothing")
         let (readerContext, reread) = try fired(id, in: coordinator)
         defer { withExtendedLifetime(readerContext) {} }
         #expect(reread.title == "Compilers")
@@ -131,6 +134,64 @@ final class LazyRelationshipStore: PersistentStore, @unchecked Sendable {
             try context.save()
             #expect(!context.hasChanges)
         }
+    }
+
+    @Test func anEditSkippedForWantOfARelationshipFailsTheSaveEvenAsTheOnlyChange() throws {
+        let (store, coordinator, id) = try makeSaved()
+        let (context, project) = try fired(id, in: coordinator)
+        let ada = try #require(try context.fetch(FetchRequest<TestEmployee>(
+            entityName: "Employee", predicate: try KeyValuePredicate(format: "firstName == 'Ada'"))).first)
+        context.refresh(ada, mergeChanges: false)
+        try ada.fireFault()  // alone: its projects are unread too
+        store.failRelatedReads(true)
+        try project.mutableSetValue(forKey: "members").remove(ada)
+        #expect(!context.hasChanges, "the removal was skipped on both sides")
+        let failure = #expect(throws: PersistenceError.self) { try context.save() }
+        #expect(failure?.code == .operationFailed)
+    }
+
+    @Test func anObjectLeavingTheContextTakesItsReadFailureWithIt() throws {
+        let (store, coordinator, id) = try makeSaved()
+        let (context, project) = try fired(id, in: coordinator)
+        store.failRelatedReads(true)
+        _ = project.members
+        store.failRelatedReads(false)
+        let center = NotificationCenter()
+        let deleter = ManagedObjectContext(coordinator: coordinator, notificationCenter: center)
+        let saved = NotificationRecorder(ManagedObjectContext.didSaveNotification, center: center)
+        deleter.delete(try deleter.existingObject(with: id))
+        try deleter.save()
+        context.mergeChanges(fromContextDidSave: try #require(saved.notifications.first))
+        TestEmployee(context: context).firstName = "Someone"
+        try context.save()
+    }
+
+    @Test func aClassValidatorOfARelationshipThatCannotBeReadFailsTheSave() throws {
+        let model = try ManagedObjectModel {
+            Entity("Department", class: SmallDepartment.self) {
+                Property("name", .string)
+                Property("employees", to: "Employee", inverse: "department", toMany: true)
+            }
+            Entity("Employee") {
+                Property("name", .string)
+                Property("department", to: "Department", inverse: "employees")
+            }
+        }
+        let store = LazyRelationshipStore()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        coordinator.addPersistentStore(store)
+        let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let department = SmallDepartment(context: writer)
+        department.name = "Small"
+        try writer.save()
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let fired = try #require(try context.existingObject(with: department.objectID) as? SmallDepartment)
+        fired.name = "Smaller"
+        store.failRelatedReads(true)
+        let failure = #expect(throws: ValidationError.self) { try context.save() }
+        #expect(failure?.message.contains("disk is unplugged") == true)
+        store.failRelatedReads(false)
+        try context.save()
     }
 
     @Test func refreshingWithChangesKeepsAnUnreadRelationshipWithoutNotifying() throws {
