@@ -196,6 +196,20 @@ final class SmallDepartment: ManagedObject {
     @Managed var name: String?
     @Managed var employees: Set<ManagedObject>
 
+    /// Departments of this class and employees without a class.
+    static func makeModel() throws -> ManagedObjectModel {
+        try ManagedObjectModel {
+            Entity("Department", class: SmallDepartment.self) {
+                Property("name", .string)
+                Property("employees", to: "Employee", inverse: "department", toMany: true)
+            }
+            Entity("Employee") {
+                Property("name", .string)
+                Property("department", to: "Department", inverse: "employees")
+            }
+        }
+    }
+
     override class func validator(forKey key: String) -> KeyValueValidator? {
         guard key == "employees" else { return super.validator(forKey: key) }
         return KeyValueValidator { (_: SmallDepartment, employees: inout Set<ManagedObject>) in
@@ -209,16 +223,7 @@ final class SmallDepartment: ManagedObject {
 @Suite struct RelationshipFaultValidationTests {
     @Test(arguments: [PersistentStoreType.inMemory, .sqlite])
     func aClassValidatorSeesTheLoadedObjects(type: PersistentStoreType) throws {
-        let model = try ManagedObjectModel {
-            Entity("Department", class: SmallDepartment.self) {
-                Property("name", .string)
-                Property("employees", to: "Employee", inverse: "department", toMany: true)
-            }
-            Entity("Employee") {
-                Property("name", .string)
-                Property("department", to: "Department", inverse: "employees")
-            }
-        }
+        let model = try SmallDepartment.makeModel()
         let directory = try TemporaryDirectory()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(type: type, at: type == .inMemory ? nil : directory.file())

@@ -167,16 +167,7 @@ final class LazyRelationshipStore: PersistentStore, @unchecked Sendable {
     }
 
     @Test func aClassValidatorOfARelationshipThatCannotBeReadFailsTheSave() throws {
-        let model = try ManagedObjectModel {
-            Entity("Department", class: SmallDepartment.self) {
-                Property("name", .string)
-                Property("employees", to: "Employee", inverse: "department", toMany: true)
-            }
-            Entity("Employee") {
-                Property("name", .string)
-                Property("department", to: "Department", inverse: "employees")
-            }
-        }
+        let model = try SmallDepartment.makeModel()
         let store = LazyRelationshipStore()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         coordinator.addPersistentStore(store)
