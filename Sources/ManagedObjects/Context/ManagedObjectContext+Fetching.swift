@@ -112,8 +112,40 @@ extension ManagedObjectContext {
             throw ModelError(.unknownEntity, entity: request.entityName, message: "the model has no entity named '\(request.entityName)'")
         }
         return StoreFetchRequest(
-            entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
+            entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate.map(storePredicate),
             sortDescriptors: request.sortDescriptors, fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset)
+    }
+
+    /// A predicate as stores get it: saved objects registered with this context become
+    /// ``StoreObjectReference``s, which a store can compare with its records' keys; every other
+    /// constant stays as it is.
+    private func storePredicate(_ predicate: KeyValuePredicate) -> KeyValuePredicate {
+        switch predicate {
+        case .truePredicate, .falsePredicate: return predicate
+        case .and(let parts): return .and(parts.map(storePredicate))
+        case .or(let parts): return .or(parts.map(storePredicate))
+        case .not(let inner): return .not(storePredicate(inner))
+        case .comparison(let comparison):
+            func referenced(_ expression: KeyValueExpression) -> KeyValueExpression? {
+                guard case .constant(let value?) = expression else { return nil }
+                if let object = reference(value) { return .constant(object) }
+                guard let elements = value as? [Any], elements.contains(where: { reference($0) != nil }) else { return nil }
+                return .constant(elements.map { reference($0) ?? $0 })
+            }
+            let left = referenced(comparison.leftExpression), right = referenced(comparison.rightExpression)
+            guard left != nil || right != nil else { return predicate }
+            return .comparison(KeyValuePredicate.Comparison(
+                left ?? comparison.leftExpression, comparison.operatorType, right ?? comparison.rightExpression,
+                modifier: comparison.modifier, options: comparison.options))
+        }
+    }
+
+    /// A reference to `value` when it is a saved object registered with this context.
+    private func reference(_ value: Any) -> StoreObjectReference? {
+        guard let object = asModelObject(value) as? ManagedObject, object.managedObjectContext === self,
+              !object.objectID.isTemporaryID
+        else { return nil }
+        return StoreObjectReference(objectID: object.objectID)
     }
 
     /// The IDs and `attributes` of the records a request describes, read by the store alone
@@ -153,7 +185,7 @@ extension ManagedObjectContext {
             request.includesSubentities ? object.entity.isKindOf(entity: entity) : object.entity.name == entity.name
         }
         var storeRequest = StoreFetchRequest(
-            entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
+            entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate.map(storePredicate),
             sortDescriptors: request.sortDescriptors)
         let pending = request.includesPendingChanges && hasChanges
         // A store reads related records as saved: with unsaved changes to see, a predicate that

@@ -106,7 +106,7 @@ extension SQLiteStore {
     /// entity (no records).
     private func plan(_ request: StoreFetchRequest) -> FetchPlan? {
         guard let mapping = schema.entities[request.entity.name] else { return nil }
-        var translator = SQLitePredicateTranslator(entity: request.entity, mapping: mapping, schema: schema)
+        var translator = SQLitePredicateTranslator(entity: request.entity, mapping: mapping, schema: schema, storeIdentifier: identifier)
         let (entityCondition, entityBindings) = entityCondition(mapping, includesSubentities: request.includesSubentities)
         var conditions = entityCondition.isEmpty ? [] : [entityCondition]
         var bindings = entityBindings
@@ -171,16 +171,19 @@ struct SQLitePredicateTranslator {
     let entity: EntityDescription
     let mapping: SQLiteSchema.EntityMapping
     let schema: SQLiteSchema
+    /// The store's identifier: object IDs of other stores name no record here.
+    let storeIdentifier: String
     /// The values of the `?` placeholders of the conditions made so far, in order.
     private(set) var bindings: [SQLiteValue] = []
     /// The comparisons the conditions made so far evaluate with ``SQLiteComparisonFunction``,
     /// by slot.
     private(set) var evaluatedComparisons: [KeyValuePredicate.Comparison] = []
 
-    init(entity: EntityDescription, mapping: SQLiteSchema.EntityMapping, schema: SQLiteSchema) {
+    init(entity: EntityDescription, mapping: SQLiteSchema.EntityMapping, schema: SQLiteSchema, storeIdentifier: String) {
         self.entity = entity
         self.mapping = mapping
         self.schema = schema
+        self.storeIdentifier = storeIdentifier
     }
 
     /// An attribute column a comparison reads: on the fetched table, or (`via`) on the table of
@@ -420,19 +423,55 @@ struct SQLitePredicateTranslator {
         }
     }
 
-    /// `relationship == nil` and `relationship != nil` for a to-one relationship: its foreign
-    /// key. (Comparisons with an object stay in memory: they compare identity, which depends on
-    /// the context.)
-    private func relationshipComparison(_ comparison: KeyValuePredicate.Comparison) -> String? {
+    /// `relationship == nil` and `relationship != nil` for a to-one relationship (its foreign
+    /// key), and comparisons of a to-one relationship or `SELF` with objects the context
+    /// registered (``StoreObjectReference``s): `==`, `!=`, `IN`. Other objects stay in memory.
+    private mutating func relationshipComparison(_ comparison: KeyValuePredicate.Comparison) -> String? {
         var left = comparison.leftExpression, right = comparison.rightExpression
-        if case .constant = left, case .keyPath = right { swap(&left, &right) }
-        guard case .keyPath(let key) = left, case .constant(let constant) = right, Self.isNil(constant),
-              let (foreignKey, _, _) = toOne(key)
-        else { return nil }
+        if case .constant = left, !right.isConstant { swap(&left, &right) }
+        guard case .constant(let constant) = right else { return nil }
+        let column: String, target: EntityDescription
+        switch left {
+        case .keyPath(let key):
+            guard let (foreignKey, destination, _) = toOne(key) else { return nil }
+            if Self.isNil(constant) {
+                switch comparison.operatorType {
+                case .equalTo: return "\(foreignKey) IS NULL"
+                case .notEqualTo: return "\(foreignKey) IS NOT NULL"
+                default: return nil
+                }
+            }
+            (column, target) = (foreignKey, destination)
+        case .evaluatedObject:
+            (column, target) = ("\(mapping.table).\"Z_PK\"", entity)
+        default:
+            return nil
+        }
+        /// The key of a record of this store that the column can hold; nil otherwise.
+        func key(_ value: Any?) -> Int64? {
+            guard let id = (value as? StoreObjectReference)?.objectID, id.storeIdentifier == storeIdentifier,
+                  id.entity.isKindOf(entity: target)
+            else { return nil }
+            return id.primaryKey
+        }
+        let saved = bindings
         switch comparison.operatorType {
-        case .equalTo: return "\(foreignKey) IS NULL"
-        case .notEqualTo: return "\(foreignKey) IS NOT NULL"
-        default: return nil
+        case .equalTo, .notEqualTo:
+            guard let key = key(constant) else { return nil }
+            return "\(column) IS\(comparison.operatorType == .notEqualTo ? " NOT" : "") \(bind(.integer(key)))"
+        case .in:
+            guard let elements = Self.elements(constant ?? []), !elements.isEmpty, elements.count <= 500 else { return nil }
+            var placeholders: [String] = []
+            for element in elements {
+                guard let key = key(element) else {
+                    bindings = saved
+                    return nil
+                }
+                placeholders.append(bind(.integer(key)))
+            }
+            return "(\(column) IS NOT NULL AND \(column) IN (\(placeholders.joined(separator: ", "))))"
+        default:
+            return nil
         }
     }
 

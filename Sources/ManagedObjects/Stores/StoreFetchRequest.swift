@@ -11,7 +11,8 @@ public struct StoreFetchRequest {
     public var entity: EntityDescription
     /// Whether records of subentities match too.
     public var includesSubentities: Bool
-    /// The condition records must meet; nil for all.
+    /// The condition records must meet; nil for all. Where the fetch's predicate named objects
+    /// registered with the fetching context, a store finds ``StoreObjectReference``s to them.
     public var predicate: KeyValuePredicate?
     /// The order of the results.
     public var sortDescriptors: [KeyPathSortDescriptor]
@@ -31,6 +32,19 @@ public struct StoreFetchRequest {
         self.sortDescriptors = sortDescriptors
         self.fetchLimit = fetchLimit
         self.fetchOffset = fetchOffset
+    }
+}
+
+/// An object a fetch's predicate names, as the fetching context hands it to a store: the saved
+/// object registered under `objectID` in that context, which is equal to exactly the record
+/// with that ID. (Objects of other contexts, and unsaved ones, stay objects: no record is them.)
+public struct StoreObjectReference: Hashable, Sendable {
+    /// The object's ID.
+    public let objectID: ManagedObjectID
+
+    /// Creates a reference.
+    public init(objectID: ManagedObjectID) {
+        self.objectID = objectID
     }
 }
 

@@ -77,6 +77,59 @@ import Testing
         }
     }
 
+    /// Comparisons with objects: the fetching context's own objects (which a SQLite store
+    /// compares by key), objects of another context and object IDs (which no record is), also
+    /// with unsaved changes to see.
+    @Test(arguments: [PersistentStoreType.inMemory, .binary, .sqlite])
+    func objectComparisonsMatchInMemoryEvaluation(type: PersistentStoreType) throws {
+        let (coordinator, directory) = try makeCoordinator(type)
+        defer { withExtendedLifetime(directory) {} }
+        let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        try populate(writer)
+        let reader = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let departments = try reader.fetch(FetchRequest<TestDepartment>(entityName: "Department"))
+        let research = try #require(departments.first { $0.name == "Research" })
+        let sales = try #require(departments.first { $0.name == "Sales" })
+        let people = try reader.fetch(FetchRequest<TestEmployee>(entityName: "Employee"))
+        let ada = try #require(people.first { $0.firstName == "Ada" })
+        let grace = try #require(people.first { $0.firstName == "Grace" })
+        let foreign = try #require(try writer.fetch(FetchRequest<TestDepartment>(entityName: "Department")).first { $0.name == "Research" })
+        let cases: [(String, [Any])] = [
+            ("department == %@", [research]), ("department != %@", [research]), ("NOT department == %@", [sales]),
+            ("department IN %@", [[research, sales]]), ("department IN %@ AND salary > 100", [[sales]]),
+            ("SELF == %@", [ada]), ("SELF IN %@", [[ada, grace]]), ("NOT SELF IN %@", [[ada, grace]]),
+            ("department == %@ OR salary > 130", [sales]),
+            ("department == %@", [foreign]), ("department IN %@", [[research, foreign]]), ("department == %@", [research.objectID]),
+        ]
+        func check(_ label: String) throws {
+            let all = try reader.fetch(FetchRequest<TestEmployee>(entityName: "Employee"))
+            for (format, arguments) in cases {
+                let predicate = try KeyValuePredicate(format: format, argumentArray: arguments)
+                let expected = Set(try predicate.filter(all).compactMap(\.firstName))
+                let fetched = try reader.fetch(FetchRequest<TestEmployee>(entityName: "Employee", predicate: predicate))
+                #expect(Set(fetched.compactMap(\.firstName)) == expected, "\(label): \(format)")
+                #expect(try reader.count(for: FetchRequest<TestEmployee>(entityName: "Employee", predicate: predicate)) == expected.count, "\(label): \(format)")
+            }
+        }
+        try check("saved")
+        if let store = coordinator.persistentStores.first as? SQLiteStore {
+            // The SQLite store compares the context's own objects by key: counting makes no employee.
+            let counter = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+            let department = try counter.existingObject(with: research.objectID)
+            let barbara = try counter.existingObject(with: try #require(people.first { $0.firstName == "Barbara" }).objectID)
+            let request = FetchRequest<TestEmployee>(
+                entityName: "Employee",
+                predicate: try KeyValuePredicate(format: "department == %@ OR SELF IN %@", argumentArray: [department, [barbara]]))
+            var counted = 0
+            let statements = try store.recordingSQL { counted = try counter.count(for: request) }
+            #expect(counted == 4)
+            #expect(statements.count == 1 && statements[0].hasPrefix("SELECT COUNT(*)"), "\(statements)")
+        }
+        ada.department = sales  // unsaved changes the fetches must see
+        grace.department = nil
+        try check("pending")
+    }
+
     /// Counts, IDs and dictionaries (which a store may answer by itself, without making
     /// objects) agree with the objects a fetch returns, for every predicate, sort, offset and
     /// limit, on every store type.
