@@ -9,10 +9,11 @@ extension SQLiteStore {
     /// also through a to-one relationship (`department.name`); string comparisons with `[c]`,
     /// `[d]` or `[n]` options, `LIKE` and `MATCHES`, through the SQL function `mo_compare`,
     /// which runs the predicate module's own evaluation on each row's value (no index then);
-    /// `nil` comparisons, `AND`, `OR`, `NOT`, `TRUEPREDICATE`,
-    /// `FALSEPREDICATE`; sort descriptors on attributes with the default comparison. Integer,
-    /// floating-point, boolean, string and date attributes take part; decimals (kept as text),
-    /// data, UUIDs, URIs and relationships do not. Comparisons keep the two-valued logic of
+    /// `nil` comparisons; a to-one relationship or `SELF` compared with the fetching context's
+    /// own saved objects (``StoreObjectReference``: `==`, `!=`, `IN`); `AND`, `OR`, `NOT`,
+    /// `TRUEPREDICATE`, `FALSEPREDICATE`; sort descriptors on attributes with the default
+    /// comparison, also through a to-one relationship. Integer, floating-point, boolean, string
+    /// and date attributes take part; decimals (kept as text), data, UUIDs and URIs do not. Comparisons keep the two-valued logic of
     /// in-memory evaluation: a nil value is never ordered against a constant, `!= x` is true
     /// for nil, and `NOT` of a comparison with a nil value is true.
     ///
@@ -482,9 +483,13 @@ struct SQLitePredicateTranslator {
         return nil
     }
 
-    /// The ORDER BY term of a sort descriptor on an attribute with the default comparison.
+    /// The ORDER BY term of a sort descriptor on an attribute with the default comparison, also
+    /// through a to-one relationship (`department.name`: the destination's value, NULL without
+    /// a related object, so that it sorts first as nil does in memory).
     func sortColumn(_ descriptor: KeyPathSortDescriptor) -> String? {
-        guard descriptor.comparison == .default, let column = column(.keyPath(descriptor.key)), column.via == nil else { return nil }
-        return column.sql
+        guard descriptor.comparison == .default, let column = column(.keyPath(descriptor.key)) else { return nil }
+        guard let via = column.via else { return column.sql }
+        return "(SELECT \(column.sql) FROM \(via.table) AS \(Self.destinationAlias) "
+            + "WHERE \(Self.destinationAlias).\"Z_PK\" = \(via.foreignKey))"
     }
 }

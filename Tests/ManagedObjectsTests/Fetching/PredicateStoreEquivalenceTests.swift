@@ -130,6 +130,34 @@ import Testing
         try check("pending")
     }
 
+    /// Sorting through a to-one relationship (employees without one first, as nil sorts in
+    /// memory), with offsets and limits, on every store type.
+    @Test(arguments: [PersistentStoreType.inMemory, .binary, .sqlite])
+    func sortsThroughAToOneRelationshipMatchInMemorySorting(type: PersistentStoreType) throws {
+        let (coordinator, directory) = try makeCoordinator(type)
+        defer { withExtendedLifetime(directory) {} }
+        try populate(ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter()))
+        let reader = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let all = try reader.fetch(FetchRequest<TestEmployee>(entityName: "Employee"))
+        for ascending in [true, false] {
+            let sorts = [KeyPathSortDescriptor(key: "department.name", ascending: ascending), KeyPathSortDescriptor(key: "salary")]
+            let expected = try all.sorted(using: sorts).compactMap(\.firstName)
+            for (offset, limit) in [(0, 0), (1, 3), (4, 0)] {
+                var request = FetchRequest<TestEmployee>(entityName: "Employee")
+                request.sortDescriptors = sorts
+                request.fetchOffset = offset
+                request.fetchLimit = limit
+                let wanted = Array(expected.dropFirst(offset).prefix(limit > 0 ? limit : expected.count))
+                #expect(try reader.fetch(request).compactMap(\.firstName) == wanted, "\(type) \(ascending) \(offset) \(limit)")
+                #expect(try reader.fetchDictionaries(request, properties: ["firstName"]).compactMap { $0["firstName"] as? String } == wanted)
+            }
+        }
+        if let store = coordinator.persistentStores.first as? SQLiteStore, let entity = coordinator.managedObjectModel.entity(named: "Employee") {
+            let result = try store.fetch(StoreFetchRequest(entity: entity, sortDescriptors: [KeyPathSortDescriptor(key: "department.name")]))
+            #expect(result.appliedSortAndLimit)
+        }
+    }
+
     /// Counts, IDs and dictionaries (which a store may answer by itself, without making
     /// objects) agree with the objects a fetch returns, for every predicate, sort, offset and
     /// limit, on every store type.
