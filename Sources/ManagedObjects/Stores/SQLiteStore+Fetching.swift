@@ -10,7 +10,9 @@ extension SQLiteStore {
     /// `[d]` or `[n]` options, `LIKE` and `MATCHES`, through the SQL function `mo_compare`,
     /// which runs the predicate module's own evaluation on each row's value (no index then);
     /// `nil` comparisons; a to-one relationship or `SELF` compared with the fetching context's
-    /// own saved objects (``StoreObjectReference``: `==`, `!=`, `IN`); `AND`, `OR`, `NOT`,
+    /// own saved objects (``StoreObjectReference``: `==`, `!=`, `IN`); `ANY`, `ALL` and `NONE`
+    /// of an attribute of an unordered to-many relationship's members, and a to-many
+    /// relationship's `@count`, as subqueries; `AND`, `OR`, `NOT`,
     /// `TRUEPREDICATE`, `FALSEPREDICATE`; sort descriptors on attributes with the default
     /// comparison, also through a to-one relationship. Integer, floating-point, boolean, string
     /// and date attributes take part; decimals (kept as text), data, UUIDs and URIs do not. Comparisons keep the two-valued logic of
@@ -310,6 +312,7 @@ struct SQLitePredicateTranslator {
     }
 
     private mutating func comparison(_ comparison: KeyValuePredicate.Comparison) -> String? {
+        if let sql = toManyComparison(comparison) { return sql }
         if comparison.modifier == .direct
             && (!comparison.options.isEmpty || comparison.operatorType == .like || comparison.operatorType == .matches) {
             return evaluatedComparison(comparison)
@@ -348,19 +351,79 @@ struct SQLitePredicateTranslator {
     /// (see ``SQLiteComparisonFunction``); nil for other comparisons.
     private mutating func evaluatedComparison(_ comparison: KeyValuePredicate.Comparison) -> String? {
         guard let found = column(comparison.leftExpression), found.kind == .string,
-              case .constant(let constant) = comparison.rightExpression, let constant,
-              constant is String || (Self.elements(constant).map { !$0.isEmpty && $0.allSatisfy { $0 is String } } ?? false)
+              let (call, whenNil) = evaluatedCall(comparison, column: found.sql)
         else { return nil }
-        // Evaluated once here: a comparison that throws (a MATCHES pattern that does not
-        // compile) stays with in-memory evaluation, which reports the error.
-        guard let whenNil = try? comparison.evaluate(leftValue: nil), (try? comparison.evaluate(leftValue: "")) != nil else {
-            return nil
-        }
-        let call = "\(SQLiteComparisonFunction.name)(\(bind(.integer(Int64(evaluatedComparisons.count)))), \(found.sql))"
-        evaluatedComparisons.append(comparison)
         guard let via = found.via else { return call }
         return "(CASE WHEN \(via.foreignKey) IS NULL THEN \(whenNil ? 1 : 0) ELSE \(via.foreignKey) IN "
             + "(SELECT \(Self.destinationAlias).\"Z_PK\" FROM \(via.table) AS \(Self.destinationAlias) WHERE \(call)) END)"
+    }
+
+    /// The `mo_compare` call evaluating `comparison` on `column`, a string column, and what the
+    /// comparison gives for nil; nil when its constant is not strings, or when it throws (a
+    /// `MATCHES` pattern that does not compile stays with in-memory evaluation, which reports
+    /// the error).
+    private mutating func evaluatedCall(_ comparison: KeyValuePredicate.Comparison, column: String) -> (call: String, whenNil: Bool)? {
+        guard case .constant(let constant) = comparison.rightExpression, let constant,
+              constant is String || (Self.elements(constant).map { !$0.isEmpty && $0.allSatisfy { $0 is String } } ?? false),
+              let whenNil = try? comparison.evaluate(leftValue: nil), (try? comparison.evaluate(leftValue: "")) != nil
+        else { return nil }
+        let call = "\(SQLiteComparisonFunction.name)(\(bind(.integer(Int64(evaluatedComparisons.count)))), \(column))"
+        evaluatedComparisons.append(comparison)
+        return (call, whenNil)
+    }
+
+    /// The alias of a to-many relationship's members inside a subquery over them.
+    private static let memberAlias = "\"Z_MEMBER\""
+
+    /// The members of a to-many relationship of the fetched entity as seen from one of its
+    /// rows: the FROM and WHERE of a subquery over them (alias `Z_MEMBER`), and their entity.
+    private func toMany(_ key: String) -> (members: String, destination: EntityDescription, mapping: SQLiteSchema.EntityMapping)? {
+        guard let relationship = entity.relationshipsByName[key], relationship.isToMany, relationship.index < mapping.storage.count,
+              let destination = relationship.destinationEntity, let destinationMapping = schema.entities[destination.name]
+        else { return nil }
+        let owner = "\(mapping.table).\"Z_PK\"", member = Self.memberAlias
+        switch mapping.storage[relationship.index] {
+        case .toManyByInverse(let table, let foreignKey, _):
+            return ("FROM \(table) AS \(member) WHERE \(member).\(foreignKey) = \(owner)", destination, destinationMapping)
+        case .toManyByJoin(let join, let own, let other, _, let table):
+            return (
+                "FROM \(join) AS \"Z_LINK\" JOIN \(table) AS \(member) ON \(member).\"Z_PK\" = \"Z_LINK\".\(other) "
+                    + "WHERE \"Z_LINK\".\(own) = \(owner)",
+                destination, destinationMapping)
+        default:
+            return nil
+        }
+    }
+
+    /// Comparisons through a to-many relationship, as subqueries over its members: `ANY` and
+    /// `ALL` of a member attribute of an unordered relationship (`ANY projects.title == 'X'`;
+    /// `NONE` is `NOT ANY`) and the relationship's count (`projects.@count > 2`). An empty
+    /// relationship makes `ANY` false and `ALL` true, and members whose value is nil take no
+    /// part (key-value coding leaves nil out of a set's values), as in memory.
+    private mutating func toManyComparison(_ comparison: KeyValuePredicate.Comparison) -> String? {
+        guard case .keyPath(let path) = comparison.leftExpression, case .constant(let constant) = comparison.rightExpression else {
+            return nil
+        }
+        let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard keys.count == 2, let (members, destination, destinationMapping) = toMany(keys[0]) else { return nil }
+        if keys[1] == "@count" {
+            guard comparison.modifier == .direct, comparison.options.isEmpty else { return nil }
+            return condition(comparison.operatorType, column: "(SELECT COUNT(*) \(members))", kind: .number, constant: constant)
+        }
+        guard comparison.modifier != .direct, entity.relationshipsByName[keys[0]]?.isOrdered == false,
+              let (column, kind) = attributeColumn(keys[1], of: destination, in: destinationMapping)
+        else { return nil }
+        let memberColumn = "\(Self.memberAlias).\(column)"
+        let element: String?
+        if !comparison.options.isEmpty || comparison.operatorType == .like || comparison.operatorType == .matches {
+            element = kind == .string ? evaluatedCall(comparison, column: memberColumn)?.call : nil
+        } else {
+            element = condition(comparison.operatorType, column: memberColumn, kind: kind, constant: constant)
+        }
+        guard let element else { return nil }
+        return comparison.modifier == .any
+            ? "EXISTS (SELECT 1 \(members) AND \(memberColumn) IS NOT NULL AND \(element))"
+            : "NOT EXISTS (SELECT 1 \(members) AND \(memberColumn) IS NOT NULL AND NOT \(element))"
     }
 
     /// `column OP constant` with in-memory semantics, or nil (no bindings added then).

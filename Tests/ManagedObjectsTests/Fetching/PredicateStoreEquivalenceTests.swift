@@ -40,13 +40,14 @@ import Testing
         sales.name = "Sales"
         sales.budget = 500
         let compiler = TestProject(context: context), cobol = TestProject(context: context), engine = TestProject(context: context)
+        let untitled = TestProject(context: context)  // a member whose value is nil
         compiler.title = "Compiler"
         cobol.title = "Cobol"
         engine.title = "Engine"
         let people: [(String, String?, Double, Int16, TestDepartment?, [TestProject])] = [
             ("Ada", "Lovelace", 120, 36, research, [engine]), ("Grace", "Hopper", 135, 45, research, [compiler, cobol]),
             ("Alan", "Turing", 110, 41, research, []), ("Barbara", nil, 90, 35, sales, [compiler]),
-            ("Edsger", "Dijkstra", 100, 50, sales, [cobol]), ("Ida", "Rhodes", 95, 30, nil, [compiler]),
+            ("Edsger", "Dijkstra", 100, 50, sales, [cobol]), ("Ida", "Rhodes", 95, 30, nil, [compiler, untitled]),
         ]
         for (first, last, salary, age, department, projects) in people {
             let employee = TestEmployee(context: context)

@@ -44,10 +44,14 @@ import Testing
         "firstName MATCHES 'A.*'", "firstName MATCHES[c] '[a-c].*'", "firstName IN[c] {'ADA', 'zoe'}",
         "firstName !=[c] 'ada'", "NOT firstName LIKE[c] '*a*'",
         "department.name ==[c] 'research'", "NOT department.name BEGINSWITH[c] 'r'",
+        // Through a to-many relationship: subqueries over its members.
+        "ANY projects.title == 'X'", "ALL projects.title BEGINSWITH 'C'", "NONE projects.title ==[c] 'x'",
+        "projects.@count == 0", "projects.@count > 1",
     ]
 
     static let notTranslated: [String] = [
-        "department.budget > 1000", "ANY projects.title == 'X'", "salary == 'x'", "firstName == 3",
+        "department.budget > 1000", "ANY projects.budget > 3", "salary == 'x'", "firstName == 3",
+        "SUBQUERY(projects, $p, $p.title == 'X').@count > 0", "ANY department.employees.firstName == 'Ada'",
         "firstName CONTAINS ''", "firstName ==[c] 3", "salary ==[c] 'x'", "lastName ==[cd] nil",
     ]
 
@@ -80,7 +84,7 @@ import Testing
         let (stack, store, _, context) = try makeData()
         defer { withExtendedLifetime(context) {} }
         let entity = try #require(stack.model.entity(named: "Employee"))
-        let predicate = try KeyValuePredicate(format: "salary > 5000 AND ANY projects.title == 'X'")
+        let predicate = try KeyValuePredicate(format: "salary > 5000 AND department.budget > 1000")
         let result = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate))
         #expect(!result.appliedPredicate)
         #expect(result.records.count == 7)  // salary > 5000 only
