@@ -198,7 +198,8 @@ struct SQLitePredicateTranslator {
     }
 
     /// The alias of the destination table inside a to-one subquery.
-    private static let destinationAlias = "\"Z_DESTINATION\""
+    /// (Aliases hold a space, which no table name can: names have no whitespace.)
+    private static let destinationAlias = "\"Z DESTINATION\""
 
     /// The kinds of column a constant can be compared with.
     private enum Kind { case number, boolean, string, date }
@@ -373,10 +374,10 @@ struct SQLitePredicateTranslator {
     }
 
     /// The alias of a to-many relationship's members inside a subquery over them.
-    private static let memberAlias = "\"Z_MEMBER\""
+    private static let memberAlias = "\"Z MEMBER\"", linkAlias = "\"Z LINK\""
 
     /// The members of a to-many relationship of the fetched entity as seen from one of its
-    /// rows: the FROM and WHERE of a subquery over them (alias `Z_MEMBER`), and their entity.
+    /// rows: the FROM and WHERE of a subquery over them (alias `Z MEMBER`), and their entity.
     private func toMany(_ key: String) -> (members: String, destination: EntityDescription, mapping: SQLiteSchema.EntityMapping)? {
         guard let relationship = entity.relationshipsByName[key], relationship.isToMany, relationship.index < mapping.storage.count,
               let destination = relationship.destinationEntity, let destinationMapping = schema.entities[destination.name]
@@ -387,8 +388,8 @@ struct SQLitePredicateTranslator {
             return ("FROM \(table) AS \(member) WHERE \(member).\(foreignKey) = \(owner)", destination, destinationMapping)
         case .toManyByJoin(let join, let own, let other, _, let table):
             return (
-                "FROM \(join) AS \"Z_LINK\" JOIN \(table) AS \(member) ON \(member).\"Z_PK\" = \"Z_LINK\".\(other) "
-                    + "WHERE \"Z_LINK\".\(own) = \(owner)",
+                "FROM \(join) AS \(Self.linkAlias) JOIN \(table) AS \(member) ON \(member).\"Z_PK\" = \(Self.linkAlias).\(other) "
+                    + "WHERE \(Self.linkAlias).\(own) = \(owner)",
                 destination, destinationMapping)
         default:
             return nil
@@ -492,7 +493,11 @@ struct SQLitePredicateTranslator {
     /// registered (``StoreObjectReference``s): `==`, `!=`, `IN`. Other objects stay in memory.
     private mutating func relationshipComparison(_ comparison: KeyValuePredicate.Comparison) -> String? {
         var left = comparison.leftExpression, right = comparison.rightExpression
-        if case .constant = left, !right.isConstant { swap(&left, &right) }
+        if case .constant = left, !right.isConstant {
+            // `constant IN relationship` asks something else than `relationship IN constant`.
+            guard comparison.operatorType == .equalTo || comparison.operatorType == .notEqualTo else { return nil }
+            swap(&left, &right)
+        }
         guard case .constant(let constant) = right else { return nil }
         let column: String, target: EntityDescription
         switch left {

@@ -199,3 +199,57 @@ import Testing
         #expect(Set(try reader.fetch(other).compactMap(\.firstName)) == ["Ada", "Grace", "Nobody"])
     }
 }
+
+/// Translations that must not change meaning: a constant on the left of `IN`, and table names
+/// that look like the translator's own aliases.
+@Suite struct SQLiteTranslationEdgeTests {
+    @Test func aConstantOnTheLeftOfInIsNotTurnedAround() throws {
+        let stack = try TestStore.$kind.withValue(.sqlite) { try ManagedTestStack() }
+        let research = stack.department("Research")
+        stack.employee("Ada").department = research
+        try stack.context.save()
+        let store = try #require(stack.sqliteStore)
+        let entity = try #require(stack.model.entity(named: "Employee"))
+        let reference = StoreObjectReference(objectID: research.objectID)
+        for (format, translates) in [("%@ IN department", false), ("%@ == department", true), ("department IN %@", true)] {
+            let argument: Any = format.hasPrefix("department IN") ? [reference] : reference
+            let predicate = try KeyValuePredicate(format: format, argumentArray: [argument])
+            #expect(try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate)).appliedPredicate == translates, "\(format)")
+        }
+    }
+
+    @Test func entitiesNamedLikeTheTranslatorsAliasesSelectWhatMemorySelects() throws {
+        let model = try ManagedObjectModel {
+            Entity("_Member") {
+                Property("title", .string)
+                Property("parent", to: "_Member", inverse: "children")
+                Property("children", to: "_Member", inverse: "parent", toMany: true)
+            }
+        }
+        let directory = try TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: directory.file())
+        let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let root = try writer.insertNewObject(forEntityName: "_Member")
+        try root.setValue("root", forKey: "title")
+        for title in ["a", "b"] {
+            let child = try writer.insertNewObject(forEntityName: "_Member")
+            try child.setValue(title, forKey: "title")
+            try child.setValue(root, forKey: "parent")
+        }
+        try writer.save()
+        let reader = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let all = try reader.fetch(FetchRequest<ManagedObject>(entityName: "_Member"))
+        for format in ["ANY children.title == 'a'", "parent.title == 'root'", "children.@count == 2"] {
+            let predicate = try KeyValuePredicate(format: format)
+            let expected = Set(try all.filter { try predicate.evaluate(with: $0) }.map(\.objectID))
+            let fetched = Set(try reader.fetch(FetchRequest<ManagedObject>(entityName: "_Member", predicate: predicate)).map(\.objectID))
+            #expect(fetched == expected, "\(format)")
+            #expect(!expected.isEmpty, "\(format)")
+        }
+        var request = FetchRequest<ManagedObject>(entityName: "_Member")
+        request.sortDescriptors = [KeyPathSortDescriptor(key: "parent.title", ascending: false), KeyPathSortDescriptor(key: "title")]
+        let expectedOrder = try all.sorted(using: request.sortDescriptors).map(\.objectID)
+        #expect(try reader.fetch(request).map(\.objectID) == expectedOrder)
+    }
+}
