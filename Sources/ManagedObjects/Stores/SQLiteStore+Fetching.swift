@@ -7,8 +7,10 @@ extension SQLiteStore {
     /// Translated: comparisons of an attribute with a constant (`==`, `!=`, `<`, `<=`, `>`,
     /// `>=`, `BETWEEN`, `IN` a constant array; `BEGINSWITH`, `ENDSWITH`, `CONTAINS` on strings),
     /// also through a to-one relationship (`department.name`); string comparisons with `[c]`,
-    /// `[d]` or `[n]` options, `LIKE` and `MATCHES`, through the SQL function `mo_compare`,
-    /// which runs the predicate module's own evaluation on each row's value (no index then);
+    /// `[d]` or `[n]` options, `LIKE` and `MATCHES`. Strings are compared by SQLite when value
+    /// and constant are ASCII, else (and for `BEGINSWITH`, `ENDSWITH`, `CONTAINS`, options,
+    /// `LIKE`, `MATCHES`) through the SQL function `mo_compare`, which runs the predicate
+    /// module's own comparison on each row's value;
     /// `nil` comparisons; a to-one relationship or `SELF` compared with the fetching context's
     /// own saved objects (``StoreObjectReference``: `==`, `!=`, `IN`); `ANY`, `ALL` and `NONE`
     /// of an attribute of an unordered to-many relationship's members, and a to-many
@@ -429,12 +431,38 @@ struct SQLitePredicateTranslator {
 
     /// `column OP constant` with in-memory semantics, or nil (no bindings added then).
     private mutating func condition(_ op: KeyValuePredicate.Comparison.Operator, column: String, kind: Kind, constant: Any?) -> String? {
-        let saved = bindings
-        guard let sql = plainCondition(op, column: column, kind: kind, constant: constant) else {
-            bindings = saved
+        let saved = (bindings, evaluatedComparisons)
+        let sql = kind == .string
+            ? stringCondition(op, column: column, constant: constant) : plainCondition(op, column: column, kind: kind, constant: constant)
+        guard let sql else {
+            (bindings, evaluatedComparisons) = saved
             return nil
         }
         return sql
+    }
+
+    /// `column OP constant` on a string column, exactly as in memory, where Swift compares
+    /// strings by canonical equivalence, character by character: SQL compares bytes, which is
+    /// the same for ASCII values and ASCII constants only. So ASCII rows are compared in SQL
+    /// and the others with `mo_compare`; `BEGINSWITH`, `ENDSWITH` and `CONTAINS` (where "\r\n"
+    /// is one character in memory) and non-ASCII constants always go through `mo_compare`.
+    private mutating func stringCondition(_ op: KeyValuePredicate.Comparison.Operator, column: String, constant: Any?) -> String? {
+        if Self.isNil(constant) { return plainCondition(op, column: column, kind: .string, constant: constant) }
+        guard let constant else { return nil }
+        let strings = (constant as? String).map { [$0] } ?? Self.elements(constant)?.compactMap { $0 as? String }
+        guard let strings, !strings.isEmpty, (constant is String || strings.count == Self.elements(constant)?.count) else { return nil }
+        let comparison = KeyValuePredicate.Comparison(.keyPath("value"), op, .constant(constant))
+        switch op {
+        case .beginsWith, .endsWith, .contains:
+            return evaluatedCall(comparison, column: column)?.call
+        default:
+            guard strings.allSatisfy({ $0.utf8.allSatisfy { $0 < 0x80 } }) else { return evaluatedCall(comparison, column: column)?.call }
+            guard let plain = plainCondition(op, column: column, kind: .string, constant: constant),
+                  let call = evaluatedCall(comparison, column: column)?.call
+            else { return nil }
+            // A text's length in characters equals its length in bytes when it is all ASCII.
+            return "(CASE WHEN length(\(column)) = length(CAST(\(column) AS BLOB)) THEN \(plain) ELSE \(call) END)"
+        }
     }
 
     private mutating func plainCondition(_ op: KeyValuePredicate.Comparison.Operator, column: String, kind: Kind, constant: Any?) -> String? {

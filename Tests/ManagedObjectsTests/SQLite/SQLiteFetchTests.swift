@@ -46,13 +46,13 @@ import Testing
         "department.name ==[c] 'research'", "NOT department.name BEGINSWITH[c] 'r'",
         // Through a to-many relationship: subqueries over its members.
         "ANY projects.title == 'X'", "ALL projects.title BEGINSWITH 'C'", "NONE projects.title ==[c] 'x'",
-        "projects.@count == 0", "projects.@count > 1",
+        "projects.@count == 0", "projects.@count > 1", "firstName CONTAINS ''",
     ]
 
     static let notTranslated: [String] = [
         "department.budget > 1000", "ANY projects.budget > 3", "salary == 'x'", "firstName == 3",
         "SUBQUERY(projects, $p, $p.title == 'X').@count > 0", "ANY department.employees.firstName == 'Ada'",
-        "firstName CONTAINS ''", "firstName ==[c] 3", "salary ==[c] 'x'", "lastName ==[cd] nil",
+        "firstName ==[c] 3", "salary ==[c] 'x'", "lastName ==[cd] nil",
     ]
 
     @Test(arguments: translated)
@@ -215,6 +215,34 @@ import Testing
             let argument: Any = format.hasPrefix("department IN") ? [reference] : reference
             let predicate = try KeyValuePredicate(format: format, argumentArray: [argument])
             #expect(try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate)).appliedPredicate == translates, "\(format)")
+        }
+    }
+
+    @Test func stringComparisonsInSQLFollowSwiftsCanonicalEquivalence() throws {
+        let stack = try TestStore.$kind.withValue(.sqlite) { try ManagedTestStack() }
+        // Decomposed and composed "été", a line break that is one character, the Kelvin sign
+        // (canonically "K"), plain ASCII.
+        for name in ["e\u{301}te\u{301}", "\u{E9}t\u{E9}", "a\r\nb", "\u{212A}ate", "Kate", "plain", "f"] {
+            _ = stack.employee(name)
+        }
+        try stack.context.save()
+        let store = try #require(stack.sqliteStore)
+        let reader = stack.makeContext()
+        let all = try reader.fetch(FetchRequest<TestEmployee>(entityName: "Employee"))
+        let cases: [(String, [Any])] = [
+            ("firstName == %@", ["\u{E9}t\u{E9}"]), ("firstName == %@", ["e\u{301}te\u{301}"]), ("firstName == 'Kate'", []),
+            ("firstName != 'Kate'", []), ("firstName IN %@", [["Kate", "plain"]]), ("firstName < 'f'", []), ("firstName >= 'f'", []),
+            ("firstName BETWEEN {'a', 'f'}", []), ("firstName BEGINSWITH 'e'", []), ("firstName BEGINSWITH %@", ["a\r"]),
+            ("firstName CONTAINS %@", ["\r"]), ("firstName ENDSWITH 'te'", []), ("NOT firstName == 'Kate'", []),
+        ]
+        for (format, arguments) in cases {
+            let predicate = try KeyValuePredicate(format: format, argumentArray: arguments)
+            let expected = Set(try predicate.filter(all).map(\.objectID))
+            let request = FetchRequest<TestEmployee>(entityName: "Employee", predicate: predicate)
+            var fetched: Set<ManagedObjectID> = []
+            let statements = try store.recordingSQL { fetched = Set(try reader.fetchObjectIDs(request)) }
+            #expect(fetched == expected, "\(format) \(arguments)")
+            #expect(statements.count == 1, "answered by the store alone: \(format)")
         }
     }
 
