@@ -108,7 +108,7 @@ enum SQLiteBenchmarks {
         // 3. Fetch 100,000 employees with a predicate and read one attribute of each.
         var fetch = Double.nan, rawFetch = Double.nan, rawFetchRows = Double.nan, fetchApplied = false
         var contextFetch = Double.nan, dictionaryFetch = Double.nan, countFetch = Double.nan, rawCount = Double.nan
-        var prefixCount = Double.nan, rawPrefixCount = Double.nan
+        var prefixCount = Double.nan, rawPrefixCount = Double.nan, equalCount = Double.nan, rawEqualCount = Double.nan
         if wanted("fetch"), let directory = try? makeDirectory() {
             defer { try? FileManager.default.removeItem(at: directory) }
             let url = directory.appendingPathComponent("Store.sqlite")
@@ -176,6 +176,18 @@ enum SQLiteBenchmarks {
                         return Double(now() - start)
                     }
                     rawPrefixCount = best(runs) { _ in rawCountRows(path: url.path, caseInsensitivePrefix: "FIRST1") }
+                }
+                // String equality: compared by SQLite for ASCII values (a non-ASCII one would go to mo_compare).
+                if let equalPredicate = try? KeyValuePredicate(format: "lastName == 'Last50000'") {
+                    let equalRequest = FetchRequest<ManagedEmployee>(entityName: "Employee", predicate: equalPredicate)
+                    equalCount = best(runs) { _ in
+                        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                        let start = now()
+                        let counted = (try? context.count(for: equalRequest)) ?? 0
+                        if counted != 1 { print("equality count read \(counted)") }
+                        return Double(now() - start)
+                    }
+                    rawEqualCount = best(runs) { _ in rawCountRows(path: url.path, lastName: "Last50000") }
                 }
                 rawFetch = best(runs) { _ in rawSelect(path: url.path, wholeRows: false) }
                 rawFetchRows = best(runs) { _ in rawSelect(path: url.path, wholeRows: true) }
@@ -249,6 +261,7 @@ enum SQLiteBenchmarks {
         row("fetch dictionaries of `salary` (`propertiesToFetch`) through a context", dictionaryFetch, rawFetch)
         row("`count(for:)` of the same request (raw: `SELECT COUNT(*)`)", countFetch, rawCount)
         row("`count(for:)` with `firstName BEGINSWITH[c] 'FIRST1'` (raw: `LIKE 'FIRST1%'`, ASCII folding)", prefixCount, rawPrefixCount)
+        row("`count(for:)` with `lastName == 'Last50000'` (raw: `ZLASTNAME = ?`; neither has an index)", equalCount, rawEqualCount)
         func faultRow(_ name: String, _ library: Double, _ baseline: Double, _ objects: Int) {
             print("| \(name) | \(formatDuration(library)) | \(formatDuration(library / Double(objects))) | \(formatDuration(baseline)) | \(String(format: "%.1fx", library / baseline)) |")
         }
@@ -261,13 +274,16 @@ enum SQLiteBenchmarks {
     /// Raw SQL: the number of employees with `ZSALARY >= 40000`.
     /// With `caseInsensitivePrefix`, of the employees whose first name starts with it in any
     /// case (SQLite's `LIKE`, which folds ASCII letters).
-    private static func rawCountRows(path: String, caseInsensitivePrefix: String? = nil) -> Double? {
+    private static func rawCountRows(path: String, caseInsensitivePrefix: String? = nil, lastName: String? = nil) -> Double? {
         var database: OpaquePointer?
         guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return nil }
         defer { sqlite3_close_v2(database) }
         let start = now()
         var statement: OpaquePointer?
-        if let caseInsensitivePrefix {
+        if let lastName {
+            sqlite3_prepare_v2(database, "SELECT COUNT(*) FROM ZEMPLOYEE WHERE ZLASTNAME = ?", -1, &statement, nil)
+            sqlite3_bind_text(statement, 1, lastName, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        } else if let caseInsensitivePrefix {
             sqlite3_prepare_v2(database, "SELECT COUNT(*) FROM ZEMPLOYEE WHERE ZFIRSTNAME LIKE ?", -1, &statement, nil)
             sqlite3_bind_text(statement, 1, caseInsensitivePrefix + "%", -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
         } else {
