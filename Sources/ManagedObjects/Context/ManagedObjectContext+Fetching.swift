@@ -129,7 +129,9 @@ extension ManagedObjectContext {
             func referenced(_ expression: KeyValueExpression) -> KeyValueExpression? {
                 guard case .constant(let value?) = expression else { return nil }
                 if let object = reference(value) { return .constant(object) }
-                guard let elements = value as? [Any], elements.contains(where: { reference($0) != nil }) else { return nil }
+                guard let elements = (value as? [Any]) ?? (value as? Set<AnyHashable>).map({ $0.map(\.base) }),
+                      elements.contains(where: { reference($0) != nil })
+                else { return nil }
                 return .constant(elements.map { reference($0) ?? $0 })
             }
             let left = referenced(comparison.leftExpression), right = referenced(comparison.rightExpression)

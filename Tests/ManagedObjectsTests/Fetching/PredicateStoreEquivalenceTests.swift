@@ -98,6 +98,7 @@ import Testing
         let cases: [(String, [Any])] = [
             ("department == %@", [research]), ("department != %@", [research]), ("NOT department == %@", [sales]),
             ("department IN %@", [[research, sales]]), ("department IN %@ AND salary > 100", [[sales]]),
+            ("department IN %@", [Set([research])]),
             ("SELF == %@", [ada]), ("SELF IN %@", [[ada, grace]]), ("NOT SELF IN %@", [[ada, grace]]),
             ("department == %@ OR salary > 130", [sales]),
             ("department == %@", [foreign]), ("department IN %@", [[research, foreign]]), ("department == %@", [research.objectID]),
