@@ -157,38 +157,26 @@ enum SQLiteBenchmarks {
                     if rows.count != count { print("dictionary fetch read \(rows.count)") }
                     return Double(now() - start)
                 }
-                countFetch = best(runs) { _ in
-                    let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-                    let start = now()
-                    let counted = (try? context.count(for: objectRequest)) ?? 0
-                    if counted != count { print("count read \(counted)") }
-                    return Double(now() - start)
+                /// `count(for:)` through a fresh context, best of `runs`; says so when the count is not `expected`.
+                func timedCount(_ format: String, expected: Int) -> Double {
+                    guard let predicate = try? KeyValuePredicate(format: format) else { return .nan }
+                    let request = FetchRequest<ManagedEmployee>(entityName: "Employee", predicate: predicate)
+                    return best(runs) { _ in
+                        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                        let start = now()
+                        let counted = (try? context.count(for: request)) ?? 0
+                        if counted != expected { print("\(format) counted \(counted)") }
+                        return Double(now() - start)
+                    }
                 }
+                countFetch = timedCount("salary >= 40000", expected: count)
                 rawCount = best(runs) { _ in rawCountRows(path: url.path) }
-                // A case-insensitive prefix: filtered in SQL by `mo_compare`, the in-memory evaluation.
-                if let prefixPredicate = try? KeyValuePredicate(format: "firstName BEGINSWITH[c] 'FIRST1'") {
-                    let prefixRequest = FetchRequest<ManagedEmployee>(entityName: "Employee", predicate: prefixPredicate)
-                    prefixCount = best(runs) { _ in
-                        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-                        let start = now()
-                        let counted = (try? context.count(for: prefixRequest)) ?? 0
-                        if counted != 11_111 { print("prefix count read \(counted)") }
-                        return Double(now() - start)
-                    }
-                    rawPrefixCount = best(runs) { _ in rawCountRows(path: url.path, caseInsensitivePrefix: "FIRST1") }
-                }
+                // A case-insensitive prefix: filtered in SQL by `mo_compare`, the in-memory comparison.
+                prefixCount = timedCount("firstName BEGINSWITH[c] 'FIRST1'", expected: 11_111)
+                rawPrefixCount = best(runs) { _ in rawCountRows(path: url.path, caseInsensitivePrefix: "FIRST1") }
                 // String equality: compared by SQLite for ASCII values (a non-ASCII one would go to mo_compare).
-                if let equalPredicate = try? KeyValuePredicate(format: "lastName == 'Last50000'") {
-                    let equalRequest = FetchRequest<ManagedEmployee>(entityName: "Employee", predicate: equalPredicate)
-                    equalCount = best(runs) { _ in
-                        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-                        let start = now()
-                        let counted = (try? context.count(for: equalRequest)) ?? 0
-                        if counted != 1 { print("equality count read \(counted)") }
-                        return Double(now() - start)
-                    }
-                    rawEqualCount = best(runs) { _ in rawCountRows(path: url.path, lastName: "Last50000") }
-                }
+                equalCount = timedCount("lastName == 'Last50000'", expected: 1)
+                rawEqualCount = best(runs) { _ in rawCountRows(path: url.path, lastName: "Last50000") }
                 rawFetch = best(runs) { _ in rawSelect(path: url.path, wholeRows: false) }
                 rawFetchRows = best(runs) { _ in rawSelect(path: url.path, wholeRows: true) }
             }
