@@ -237,8 +237,7 @@ public final class ManagedObjectContext {
     func fulfillFault(of object: ManagedObject) throws {
         let id = object.objectID
         if let batch = object.faultBatch { try loadBatch(batch) }
-        let cached = object.cachedRecord
-        object.cachedRecord = nil
+        let cached = object.cachedRecord.take()  // moved out, not copied
         guard let record = try cached ?? persistentStoreCoordinator.store(for: id)?.faultRecord(for: id) else {
             object.flags.insert(.unfulfillable)
             throw PersistenceError(
