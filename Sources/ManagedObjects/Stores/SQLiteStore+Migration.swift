@@ -21,7 +21,8 @@ extension SQLiteStore {
     ///   kept property whose attribute type, destination or cardinality changed (its stored
     ///   values would be misread; rename it through `renamingIdentifier` to a new property
     ///   instead); a property made required with records that have no value and no default.
-    ///   Files written before shapes were recorded are not checked for these.
+    ///   Files written before shapes were recorded are checked on their columns' declared
+    ///   types instead (an attribute whose column type changed is refused).
     static func migrate(
         _ connection: SQLiteConnection, schema: SQLiteSchema, model: ManagedObjectModel, storedEntities: Set<String>,
         metadata: [String: String], path: String
@@ -166,15 +167,48 @@ extension SQLiteStore {
         }
     }
 
+    /// For a file that recorded no property shapes: refuses an attribute whose column exists
+    /// with another declared type than the attribute's type takes (its values would be
+    /// misread). `declaredTypes` caches each table's columns.
+    private static func checkColumnType(
+        of property: PropertyDescription, in entity: EntityDescription, _ connection: SQLiteConnection, schema: SQLiteSchema,
+        declaredTypes: inout [String: [String: String]], path: String
+    ) throws {
+        guard let attribute = property as? AttributeDescription, !attribute.isTransient,
+              let mapping = schema.entities[entity.name], attribute.index < mapping.storage.count,
+              case .attribute(let column, let type) = mapping.storage[attribute.index],
+              let expected = SQLiteSchema.columnType(type)
+        else { return }
+        if declaredTypes[mapping.table] == nil {
+            var columns: [String: String] = [:]
+            try connection.prepare("PRAGMA table_info(\(mapping.table))").forEachRow {
+                columns[$0.text(at: 1).uppercased()] = $0.text(at: 2).uppercased()
+            }
+            declaredTypes[mapping.table] = columns
+        }
+        let name = unquoted(column).uppercased()
+        guard let declared = declaredTypes[mapping.table]?[name], declared != expected else { return }
+        throw PersistenceError(
+            .migrationFailed,
+            message: "\(path): \(entity.name).\(property.name) is now \(type) (a \(expected) column), but the file keeps it in a "
+                + "\(declared) column, which lightweight migration cannot convert; add a new property (or rename the old one "
+                + "with renamingIdentifier)")
+    }
+
     /// Refuses changes of a kept property's shape that would misread stored values, and fills
     /// the default into records without a value of a property made required.
     private static func checkKeptProperties(
         _ connection: SQLiteConnection, schema: SQLiteSchema, model: ManagedObjectModel, storedEntities: Set<String>,
         metadata: [String: String], path: String
     ) throws {
+        var declaredTypes: [String: [String: String]] = [:]
         for entity in model.entities where storedEntities.contains(entity.name) {
             for property in entity.ownProperties {
-                guard let old = metadata[MetadataKey.shapePrefix + entity.name + "." + property.name] else { continue }
+                guard let old = metadata[MetadataKey.shapePrefix + entity.name + "." + property.name] else {
+                    try checkColumnType(
+                        of: property, in: entity, connection, schema: schema, declaredTypes: &declaredTypes, path: path)
+                    continue
+                }
                 var new = propertyShape(property)
                 // A destination renamed through its renaming identifier is the same destination.
                 if let renamed = (property as? RelationshipDescription)?.destinationEntity?.renamingIdentifier,

@@ -122,6 +122,23 @@ import Testing
         #expect(try people(try context(try version1())) == ["Ada", "Grace"])
     }
 
+    /// A file written before property shapes were recorded is checked on its columns' declared
+    /// types: a changed attribute type is refused; other changes still migrate.
+    @Test func aFileWithoutPropertyShapesIsCheckedOnItsColumnTypes() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try seed()
+        let connection = try SQLiteConnection(path: url.path)
+        try connection.execute("DELETE FROM \"Z_METADATA\" WHERE \"Z_KEY\" LIKE 'shape.%'")
+        let retyped = try ManagedObjectModel { Entity("Person") { Property("name", .integer64); Property("nickname", .string) } }
+        let error = #expect(throws: PersistenceError.self) { try context(retyped, migrate: true) }
+        #expect(error?.code == .migrationFailed)
+        #expect(error?.message.contains("Person.name") == true && error?.message.contains("TEXT column") == true, "\(error?.message ?? "")")
+        let extended = try ManagedObjectModel {
+            Entity("Person") { Property("name", .string); Property("nickname", .string); Property("email", .string) }
+        }
+        #expect(try people(try context(extended, migrate: true)) == ["Ada", "Grace"])
+    }
+
     /// A property made required takes its default where records have no value; without a
     /// default it is refused while such records exist. Making one optional always migrates.
     @Test func optionalityChangesMigrateWhenNoRecordIsLeftWithoutAValue() throws {
