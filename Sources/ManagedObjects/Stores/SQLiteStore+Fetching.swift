@@ -14,7 +14,7 @@ extension SQLiteStore {
     /// `nil` comparisons; a to-one relationship or `SELF` compared with the fetching context's
     /// own saved objects (``StoreObjectReference``: `==`, `!=`, `IN`); `ANY`, `ALL` and `NONE`
     /// of an attribute of an unordered to-many relationship's members, and a to-many
-    /// relationship's `@count`, as subqueries; `AND`, `OR`, `NOT`,
+    /// relationship's `@count`, `@sum`, `@avg`, `@min` and `@max`, as subqueries; `AND`, `OR`, `NOT`,
     /// `TRUEPREDICATE`, `FALSEPREDICATE`; sort descriptors on attributes with the default
     /// comparison, also through a to-one relationship. Integer, floating-point, boolean, string
     /// and date attributes take part; decimals (kept as text), data, UUIDs and URIs do not. Comparisons keep the two-valued logic of
@@ -408,6 +408,9 @@ struct SQLitePredicateTranslator {
             return nil
         }
         let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if keys.count == 3, let (members, destination, destinationMapping) = toMany(keys[0]) {
+            return aggregateComparison(comparison, keys[1], keys[2], members: members, destination: destination, destinationMapping)
+        }
         guard keys.count == 2, let (members, destination, destinationMapping) = toMany(keys[0]) else { return nil }
         if keys[1] == "@count" {
             guard comparison.modifier == .direct, comparison.options.isEmpty else { return nil }
@@ -427,6 +430,30 @@ struct SQLitePredicateTranslator {
         return comparison.modifier == .any
             ? "EXISTS (SELECT 1 \(members) AND \(memberColumn) IS NOT NULL AND \(element))"
             : "NOT EXISTS (SELECT 1 \(members) AND \(memberColumn) IS NOT NULL AND NOT \(element))"
+    }
+
+    /// `relationship.@sum.key`, `@avg`, `@min` and `@max` of a number (or, for `@min` and
+    /// `@max`, date) attribute of the members, compared with a constant, with key-value coding's
+    /// semantics: `@sum` of no members is 0, and ignores nil; `@avg` divides by every member,
+    /// nil ones counting as 0, and is nil without members; `@min` and `@max` ignore nil and are
+    /// nil without members.
+    private mutating func aggregateComparison(
+        _ comparison: KeyValuePredicate.Comparison, _ function: String, _ key: String, members: String,
+        destination: EntityDescription, _ destinationMapping: SQLiteSchema.EntityMapping
+    ) -> String? {
+        guard comparison.modifier == .direct, comparison.options.isEmpty, case .constant(let constant) = comparison.rightExpression,
+              let (column, kind) = attributeColumn(key, of: destination, in: destinationMapping)
+        else { return nil }
+        let value = "\(Self.memberAlias).\(column)"
+        let aggregate: String
+        switch (function, kind) {
+        case ("@sum", .number): aggregate = "TOTAL(\(value))"
+        case ("@avg", .number): aggregate = "CASE WHEN COUNT(*) = 0 THEN NULL ELSE TOTAL(\(value)) / COUNT(*) END"
+        case ("@min", .number), ("@min", .date): aggregate = "MIN(\(value))"
+        case ("@max", .number), ("@max", .date): aggregate = "MAX(\(value))"
+        default: return nil
+        }
+        return condition(comparison.operatorType, column: "(SELECT \(aggregate) \(members))", kind: kind, constant: constant)
     }
 
     /// `column OP constant` with in-memory semantics, or nil (no bindings added then).

@@ -132,6 +132,37 @@ import Testing
         try check("pending")
     }
 
+    /// Predicates over a to-many relationship's members fetched from its owner (departments
+    /// through their employees, one department without any), on every store type: the SQLite
+    /// store runs them as subqueries.
+    @Test(arguments: [PersistentStoreType.inMemory, .binary, .sqlite])
+    func toManyPredicatesOnOwnersMatchInMemoryEvaluation(type: PersistentStoreType) throws {
+        let (coordinator, directory) = try makeCoordinator(type)
+        defer { withExtendedLifetime(directory) {} }
+        let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        try populate(writer)
+        TestDepartment(context: writer).name = "Empty"
+        try writer.save()
+        let reader = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let all = try reader.fetch(FetchRequest<TestDepartment>(entityName: "Department"))
+        let formats = [
+            "employees.@avg.salary > 110", "employees.@avg.salary == nil", "employees.@sum.salary > 300", "employees.@sum.salary == 0",
+            "employees.@max.age >= 45", "employees.@min.salary < 100", "employees.@min.age == nil", "NOT employees.@max.salary > 130",
+            "employees.@count > 2", "employees.@count == 0", "ANY employees.salary > 130", "ALL employees.age > 36",
+            "NONE employees.lastName == nil", "ANY employees.firstName BEGINSWITH[c] 'b'", "employees.@avg.age BETWEEN {35, 45}",
+        ]
+        let entity = try #require(coordinator.managedObjectModel.entity(named: "Department"))
+        for format in formats {
+            let predicate = try KeyValuePredicate(format: format)
+            let expected = Set(try predicate.filter(all).compactMap(\.name))
+            let fetched = try reader.fetch(FetchRequest<TestDepartment>(entityName: "Department", predicate: predicate))
+            #expect(Set(fetched.compactMap(\.name)) == expected, "\(type): \(format)")
+            if let store = coordinator.persistentStores.first as? SQLiteStore {
+                #expect(try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate)).appliedPredicate, "\(format)")
+            }
+        }
+    }
+
     /// Sorting through a to-one relationship (employees without one first, as nil sorts in
     /// memory), with offsets and limits, on every store type.
     @Test(arguments: [PersistentStoreType.inMemory, .binary, .sqlite])
