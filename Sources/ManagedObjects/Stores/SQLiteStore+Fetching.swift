@@ -432,11 +432,13 @@ struct SQLitePredicateTranslator {
             : "NOT EXISTS (SELECT 1 \(members) AND \(memberColumn) IS NOT NULL AND NOT \(element))"
     }
 
-    /// `relationship.@sum.key`, `@avg`, `@min` and `@max` of a number (or, for `@min` and
-    /// `@max`, date) attribute of the members, compared with a constant, with key-value coding's
-    /// semantics: `@sum` of no members is 0, and ignores nil; `@avg` divides by every member,
-    /// nil ones counting as 0, and is nil without members; `@min` and `@max` ignore nil and are
-    /// nil without members.
+    /// `relationship.@min.key` and `@max` of a number or date attribute of the members, and
+    /// `@sum` and `@avg` of a 16- or 32-bit integer one, compared with a constant, with
+    /// key-value coding's semantics: `@sum` of no members is 0, and ignores nil; `@avg` divides
+    /// by every member, nil ones counting as 0, and is nil without members; `@min` and `@max`
+    /// ignore nil and are nil without members. (Sums of 64-bit integers, which memory carries
+    /// on in `Decimal` past `Int64`, and of floating-point numbers, whose rounding depends on
+    /// the order of addition, stay in memory.)
     private mutating func aggregateComparison(
         _ comparison: KeyValuePredicate.Comparison, _ function: String, _ key: String, members: String,
         destination: EntityDescription, _ destinationMapping: SQLiteSchema.EntityMapping
@@ -445,10 +447,13 @@ struct SQLitePredicateTranslator {
               let (column, kind) = attributeColumn(key, of: destination, in: destinationMapping)
         else { return nil }
         let value = "\(Self.memberAlias).\(column)"
+        let type = destination.attributesByName[key]?.attributeType
+        let exactSum = type == .integer16 || type == .integer32
         let aggregate: String
         switch (function, kind) {
-        case ("@sum", .number): aggregate = "TOTAL(\(value))"
-        case ("@avg", .number): aggregate = "CASE WHEN COUNT(*) = 0 THEN NULL ELSE TOTAL(\(value)) / COUNT(*) END"
+        case ("@sum", .number) where exactSum: aggregate = "COALESCE(SUM(\(value)), 0)"
+        case ("@avg", .number) where exactSum:
+            aggregate = "CASE WHEN COUNT(*) = 0 THEN NULL ELSE CAST(SUM(\(value)) AS REAL) / COUNT(*) END"
         case ("@min", .number), ("@min", .date): aggregate = "MIN(\(value))"
         case ("@max", .number), ("@max", .date): aggregate = "MAX(\(value))"
         default: return nil
@@ -488,7 +493,9 @@ struct SQLitePredicateTranslator {
                   let call = evaluatedCall(comparison, column: column)?.call
             else { return nil }
             // A text's length in characters equals its length in bytes when it is all ASCII.
-            return "(CASE WHEN length(\(column)) = length(CAST(\(column) AS BLOB)) THEN \(plain) ELSE \(call) END)"
+            // (Another writer's non-text value is read as text, so it goes to `mo_compare` too.)
+            return "(CASE WHEN typeof(\(column)) = 'text' AND length(\(column)) = length(CAST(\(column) AS BLOB)) "
+                + "THEN \(plain) ELSE \(call) END)"
         }
     }
 

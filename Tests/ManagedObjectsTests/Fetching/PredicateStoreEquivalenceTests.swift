@@ -145,11 +145,14 @@ import Testing
         try writer.save()
         let reader = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
         let all = try reader.fetch(FetchRequest<TestDepartment>(entityName: "Department"))
+        // Sums and averages of doubles stay in memory (their rounding depends on the order of addition).
+        let inMemory: Set = ["employees.@avg.salary > 110", "employees.@sum.salary > 300"]
         let formats = [
-            "employees.@avg.salary > 110", "employees.@avg.salary == nil", "employees.@sum.salary > 300", "employees.@sum.salary == 0",
-            "employees.@max.age >= 45", "employees.@min.salary < 100", "employees.@min.age == nil", "NOT employees.@max.salary > 130",
-            "employees.@count > 2", "employees.@count == 0", "ANY employees.salary > 130", "ALL employees.age > 36",
-            "NONE employees.lastName == nil", "ANY employees.firstName BEGINSWITH[c] 'b'", "employees.@avg.age BETWEEN {35, 45}",
+            "employees.@avg.salary > 110", "employees.@sum.salary > 300", "employees.@avg.age > 40", "employees.@avg.age == nil",
+            "employees.@sum.age > 80", "employees.@sum.age == 0", "employees.@max.age >= 45", "employees.@min.salary < 100",
+            "employees.@min.age == nil", "NOT employees.@max.salary > 130", "employees.@count > 2", "employees.@count == 0",
+            "ANY employees.salary > 130", "ALL employees.age > 36", "NONE employees.lastName == nil",
+            "ANY employees.firstName BEGINSWITH[c] 'b'", "employees.@avg.age BETWEEN {35, 45}",
         ]
         let entity = try #require(coordinator.managedObjectModel.entity(named: "Department"))
         for format in formats {
@@ -158,7 +161,8 @@ import Testing
             let fetched = try reader.fetch(FetchRequest<TestDepartment>(entityName: "Department", predicate: predicate))
             #expect(Set(fetched.compactMap(\.name)) == expected, "\(type): \(format)")
             if let store = coordinator.persistentStores.first as? SQLiteStore {
-                #expect(try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate)).appliedPredicate, "\(format)")
+                let applied = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate)).appliedPredicate
+                #expect(applied == !inMemory.contains(format), "\(format)")
             }
         }
     }
