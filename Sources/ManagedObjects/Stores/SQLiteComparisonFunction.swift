@@ -2,8 +2,9 @@ import Foundation
 import ModelObjects
 
 /// The SQL function `mo_compare(slot, value)`: evaluates a string comparison that SQL cannot
-/// write exactly (`[c]`, `[d]` and `[n]` options, `LIKE`, `MATCHES`) with the predicate
-/// module's own evaluation, so that the store filters rows in SQL with the results in-memory
+/// write exactly (`[c]`, `[d]` and `[n]` options, `LIKE`, `MATCHES`, `BEGINSWITH`, `ENDSWITH`,
+/// `CONTAINS`, and any comparison of a value or constant that is not ASCII) with the predicate
+/// module's own comparison, so that the store filters rows in SQL with the results in-memory
 /// evaluation gives.
 ///
 /// The translator puts each such comparison in a slot of the plan it makes; the store sets
@@ -12,8 +13,8 @@ final class SQLiteComparisonFunction {
     /// The function's name in SQL.
     static let name = "mo_compare"
 
-    /// The comparisons of the statements running, by slot: without modifier, a constant on the
-    /// right.
+    /// The comparisons of the statements running, by slot, each with a constant on the right;
+    /// a slot compares one value (one member's, for `ANY` and `ALL`), whatever the modifier.
     var comparisons: [KeyValuePredicate.Comparison] = []
 
     /// Defines the function on `connection`, which keeps this object until it closes.
