@@ -89,10 +89,11 @@ final class ArchiveReader {
         case (.bool, .bool(let value)):
             descriptor.storeDirectly(value, in: object)
         case (.string, .uid(let uid)):
-            // A string object; `$null` (nil), bad UIDs and the nesting limit go the general way.
+            // A string object (even one spelled `$null`: only UID 0 is nil); UID 0, bad UIDs and
+            // the nesting limit go the general way.
             guard let index = Int(exactly: uid), index > 0, index < objects.count,
                   uidStack.count < maximumNestingDepth,
-                  case .string(let value) = objects[index], value != "$null"
+                  case .string(let value) = objects[index]
             else { return false }
             descriptor.storeDirectly(value, in: object)
         default:
@@ -168,7 +169,9 @@ final class ArchiveReader {
 
     private func decodeEntry(_ entry: PropertyListValue, uid: Int) throws -> Any? {
         switch entry {
-        case .string(let value): return value == "$null" ? nil : value
+        // Only the reference UID 0 means nil (handled in `object(at:)`); a string object is a
+        // string, whatever it spells, so a user's "$null" survives.
+        case .string(let value): return value
         case .integer(let value): return Int(exactly: value) ?? value
         case .unsignedInteger(let value): return value
         case .real(let value): return value
