@@ -220,7 +220,9 @@ final class ArchiveReader {
         switch className {
         case "NSArray", "NSMutableArray", "NSOrderedSet", "NSMutableOrderedSet":
             return try numberedOrArrayUIDs(prefix: "NS.object.").map { try object(at: $0) ?? NSNull() }
-        case "NSSet", "NSMutableSet", "NSCountedSet":
+        case "NSCountedSet":
+            return try decodeCountedSet()
+        case "NSSet", "NSMutableSet":
             var set = Set<AnyHashable>()
             for element in try numberedOrArrayUIDs(prefix: "NS.object") {
                 guard let value = try object(at: element) else { continue }
@@ -289,8 +291,33 @@ final class ArchiveReader {
         }
     }
 
-    /// The members of a collection: the `NS.objects` array, or (as Apple writes ordered and
-    /// counted sets) one UID per numbered key, `NS.object.0`, `NS.object.1`, … or `NS.object0`, ….
+    /// An `NSCountedSet` as Foundation writes it: `NS.count` members, each `NS.object<i>` with
+    /// its count `NS.count<i>` (at least 1). Every count is kept; a member given twice adds up.
+    private func decodeCountedSet() throws -> CountedSet<AnyHashable> {
+        let className = "NSCountedSet"
+        guard case .integer(let declared)? = entry(forKey: "NS.count"), let count = Int(exactly: declared),
+              count >= 0, count <= entries.count / 2
+        else {
+            throw ArchiveError(.corruptArchive, key: "NS.count", className: className, message: "NS.count is missing or does not match the members")
+        }
+        var set = CountedSet<AnyHashable>()
+        for index in 0..<count {
+            guard case .uid(let uid)? = entry(forKey: "NS.object\(index)") else {
+                throw ArchiveError(.corruptArchive, key: "NS.object\(index)", className: className, message: "a counted-set member is missing or not a UID")
+            }
+            guard case .integer(let times)? = entry(forKey: "NS.count\(index)"), let times = Int(exactly: times), times > 0 else {
+                throw ArchiveError(.corruptArchive, key: "NS.count\(index)", className: className, message: "a counted-set member's count is missing or not positive")
+            }
+            guard let member = try object(at: uid) else {
+                throw ArchiveError(.corruptArchive, key: "NS.object\(index)", className: className, message: "a counted-set member is nil")
+            }
+            set.insert(try hashable(member, className), count: times)
+        }
+        return set
+    }
+
+    /// The members of a collection: the `NS.objects` array, or (as Apple writes ordered sets)
+    /// one UID per numbered key, `NS.object.0`, `NS.object.1`, … or `NS.object0`, ….
     private func numberedOrArrayUIDs(prefix: String) throws -> [UInt64] {
         if entry(forKey: "NS.objects") != nil { return try uidArray("NS.objects") }
         var uids: [UInt64] = []

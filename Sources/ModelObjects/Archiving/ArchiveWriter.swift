@@ -204,6 +204,8 @@ final class ArchiveWriter {
                 (key: "NS.rangeval.length", value: .integer(Int64(range.length))),
                 (key: "$class", value: .uid(foundationClassUID("NSValue"))),
             ]))
+        case let countedSet as any ArchivableCountedSet:
+            return appendCountedSet(countedSet, key: key)
         case let dictionary as [String: Any]:
             let keys = dictionary.keys.sorted()
             return appendDictionary(keys: keys.map { $0 }, values: keys.map { dictionary[$0] }, key: key)
@@ -245,6 +247,22 @@ final class ArchiveWriter {
             (key: "NS.objects", value: .array(valueReferences)),
             (key: "$class", value: .uid(foundationClassUID("NSDictionary"))),
         ]))
+    }
+
+    /// `NSCountedSet`'s keyed form, as Foundation writes it: `NS.count` distinct members, then
+    /// `NS.object<i>` and its count `NS.count<i>` for each.
+    private func appendCountedSet(_ countedSet: any ArchivableCountedSet, key: String?) -> UInt64 {
+        var entries: [(key: String, value: PropertyListValue)] = [(key: "NS.count", value: .integer(0))]
+        var index = 0
+        countedSet.forEachMemberAndCount { member, count in
+            entries.append((key: "NS.object\(index)", value: .uid(reference(to: member, key: key))))
+            entries.append((key: "NS.count\(index)", value: .integer(Int64(count))))
+            index += 1
+        }
+        entries[0].value = .integer(Int64(index))
+        let classUID = foundationClassUID("NSCountedSet", superclasses: ["NSMutableSet", "NSSet"])
+        entries.append((key: "$class", value: .uid(classUID)))
+        return append(.dictionary(PropertyListDictionary(entries: entries)))
     }
 
     private func nsValue(special: Int64, key: String, _ value: PropertyListValue) -> PropertyListValue {

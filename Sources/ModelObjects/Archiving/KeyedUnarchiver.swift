@@ -12,8 +12,9 @@ import Synchronization
 /// ``setClass(_:forClassName:)`` (on the unarchiver or for all unarchivers), or else the
 /// module-qualified Swift name of a ``ModelObject`` subclass. Foundation's value classes
 /// (`NSString`, `NSNumber`, `NSDate`, `NSData`, `NSUUID`, `NSURL`, `NSDecimalNumber`, `NSNull`,
-/// `NSValue` geometry, `NSArray`, `NSSet`, `NSOrderedSet`, `NSDictionary` and their mutable and
-/// counted forms) decode to their Swift counterparts. Any other class throws
+/// `NSValue` geometry, `NSArray`, `NSSet`, `NSOrderedSet`, `NSDictionary` and their mutable
+/// forms) decode to their Swift counterparts; `NSCountedSet` decodes to a
+/// ``CountedSet``<`AnyHashable`> that keeps every count. Any other class throws
 /// ``ArchiveError/Code/unknownClass`` naming it.
 ///
 /// Hostile archives are safe: wrong types, dangling or self-referencing UIDs, cycles through

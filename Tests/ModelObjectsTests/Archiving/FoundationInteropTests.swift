@@ -167,8 +167,15 @@ final class FoundationDepartment: NSObject, NSCoding {
     }
 }
 
+/// `shared/fixtures/apple-archives` beside the checkout or beside one of its parent folders (a
+/// worktree sits one level further down).
 let appleArchivesPath: String = {
     var url = URL(fileURLWithPath: #filePath)
     for _ in 0..<4 { url.deleteLastPathComponent() }
-    return url.deletingLastPathComponent().appendingPathComponent("shared/fixtures/apple-archives").path
+    while url.path != "/" {
+        url.deleteLastPathComponent()
+        let candidate = url.appendingPathComponent("shared/fixtures/apple-archives")
+        if FileManager.default.fileExists(atPath: candidate.path) { return candidate.path }
+    }
+    return "/nonexistent/shared/fixtures/apple-archives"
 }()
