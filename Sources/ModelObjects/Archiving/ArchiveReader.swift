@@ -26,6 +26,8 @@ final class ArchiveReader {
         case coding(any Coding.Type)
         /// One of Foundation's value classes, or an unknown class: decoded or reported by name.
         case named(String)
+        /// A class outside the unarchiver's allowed classes: reported, never created.
+        case refused(ArchiveError)
     }
 
     private enum DecodeState: UInt8 {
@@ -194,7 +196,10 @@ final class ArchiveReader {
                 guard case .string(let className)? = objects[classIndex]["$classname"] else {
                     throw ArchiveError(.corruptArchive, message: "$objects[\(uid)] has no valid $class")
                 }
-                if let delegate, let cls = delegate.codingClass(named: className) {
+                let cls = delegate?.codingClass(named: className)
+                if let refusal = delegate?.refusal(forClassNamed: className, codingClass: cls) {
+                    resolved = .refused(refusal)
+                } else if let cls {
                     resolved = .coding(cls)
                 } else {
                     resolved = .named(className)
@@ -207,6 +212,8 @@ final class ArchiveReader {
                 return try delegate.instantiate(cls, from: entries)
             case .named(let className):
                 return try decodeInstance(className: className, entries: entries, uid: uid)
+            case .refused(let error):
+                throw error
             }
         }
     }
@@ -442,4 +449,11 @@ protocol ArchiveReaderDelegate: AnyObject {
     func codingClass(named name: String) -> (any Coding.Type)?
     /// Creates an instance of a coding class from its archived body.
     func instantiate(_ cls: any Coding.Type, from entries: PropertyListDictionary) throws -> Any
+    /// The error refusing a class the archive names, checked before any object of it is
+    /// created; nil when it may be decoded.
+    func refusal(forClassNamed name: String, codingClass: (any Coding.Type)?) -> ArchiveError?
+}
+
+extension ArchiveReaderDelegate {
+    func refusal(forClassNamed name: String, codingClass: (any Coding.Type)?) -> ArchiveError? { nil }
 }

@@ -32,6 +32,24 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
         set { reader.maximumNestingDepth = newValue }
     }
 
+    /// The classes whose objects this unarchiver may create, or nil (the default) for any class
+    /// it knows. When set, every object's class is checked against them before the object is
+    /// created, wherever it sits in the graph: a model class must be named (a subclass of a
+    /// named class passes), and so must Foundation's containers (``ArchiveClass/array``,
+    /// ``ArchiveClass/dictionary``, …); Foundation's value classes always pass. Any other class
+    /// throws ``ArchiveError/Code/classNotAllowed`` naming it, and its `init(coder:)` never runs.
+    ///
+    /// Corresponds to the allowed classes of Cocoa's secure coding (`requiresSecureCoding` and
+    /// `decodeObjectOfClasses:forKey:`); differences: one set for the whole graph, checked for
+    /// model objects' declared properties too, and value classes need not be named.
+    public var allowedClasses: Set<ArchiveClass>? {
+        didSet {
+            allowed = allowedClasses.map(AllowedClasses.init)
+            reader.forgetResolvedClasses()
+        }
+    }
+
+    private var allowed: AllowedClasses?
     private let reader: ArchiveReader
     /// The bodies of the objects being decoded, innermost last. Used by one thread at a time.
     @exclusivity(unchecked) private var frames: [PropertyListDictionary]
@@ -72,11 +90,34 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
         try KeyedUnarchiver(forReadingFrom: data).decodeObject(forKey: "root")
     }
 
+    /// Decodes the root object of an archive, allowing only objects of the given classes
+    /// anywhere in it (see ``allowedClasses``): an archive that names another class throws
+    /// before any object of that class is created.
+    ///
+    /// ```swift
+    /// let object = try KeyedUnarchiver.unarchivedObject(
+    ///     ofClasses: [.class(Department.self), .class(Employee.self), .array], from: untrusted)
+    /// ```
+    ///
+    /// - Throws: ``ArchiveError/Code/classNotAllowed`` naming the first class refused, and the
+    ///   errors of ``unarchivedObject(from:)``.
+    ///
+    /// Corresponds to `+[NSKeyedUnarchiver unarchivedObjectOfClasses:fromData:error:]`.
+    public static func unarchivedObject(ofClasses classes: Set<ArchiveClass>, from data: Data) throws -> Any? {
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+        unarchiver.allowedClasses = classes
+        return try unarchiver.decodeObject(forKey: "root")
+    }
+
     /// Decodes the root object of an archive and checks its type.
+    ///
+    /// The check is made on the decoded root: objects of any known class are created on the
+    /// way. For an archive from an untrusted source, use ``unarchivedObject(ofClasses:from:)``.
     ///
     /// - Throws: ``ArchiveError/Code/typeMismatch`` when the root is not a `T`.
     ///
-    /// Corresponds to `+[NSKeyedUnarchiver unarchivedObjectOfClass:fromData:error:]`.
+    /// Corresponds to `+[NSKeyedUnarchiver unarchivedObjectOfClass:fromData:error:]`;
+    /// differences: not secure decoding (Foundation allows only the named class).
     public static func unarchivedObject<T>(ofClass type: T.Type, from data: Data) throws -> T? {
         try KeyedUnarchiver(forReadingFrom: data).decodeObject(of: T.self, forKey: "root")
     }
@@ -106,6 +147,13 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
         frames.append(entries)
         defer { frames.removeLast() }
         return try cls.init(coder: self)
+    }
+
+    func refusal(forClassNamed name: String, codingClass: (any Coding.Type)?) -> ArchiveError? {
+        guard let allowed, !allowed.allows(className: name, codingClass: codingClass) else { return nil }
+        return ArchiveError(
+            .classNotAllowed, className: name,
+            message: "the archive contains an object of class '\(name)', which is not among the allowed classes (\(allowed.names.joined(separator: ", ")))")
     }
 
     func codingClass(named name: String) -> (any Coding.Type)? {
