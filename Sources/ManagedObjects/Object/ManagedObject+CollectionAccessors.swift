@@ -8,7 +8,8 @@ extension ManagedObject {
     /// declares itself.
     static func managedCollectionAccessors(forKey key: String) -> CollectionAccessors? {
         guard PropertyTableKeys.declares(key, in: self) == false else { return nil }
-        func relationship(of object: ModelObject) throws -> (ManagedObject, RelationshipDescription) {
+        /// The object's to-many relationship for the key, without firing a fault.
+        func modeledRelationship(of object: ModelObject) throws -> (ManagedObject, RelationshipDescription) {
             guard let managed = object as? ManagedObject, let property = managed.entity.propertiesByName[key] else {
                 throw KeyValueCodingError(
                     .undefinedKey, key: key, className: String(reflecting: type(of: object)),
@@ -19,6 +20,10 @@ extension ManagedObject {
                     .notACollection, key: key, className: String(reflecting: type(of: object)),
                     message: "\(managed.entity.name).\(key) is not a to-many relationship")
             }
+            return (managed, relationship)
+        }
+        func relationship(of object: ModelObject) throws -> (ManagedObject, RelationshipDescription) {
+            let (managed, relationship) = try modeledRelationship(of: object)
             try managed.fireFaultIfNeeded()
             return (managed, relationship)
         }
@@ -27,7 +32,7 @@ extension ManagedObject {
         }
         // Ordered accessors serve mutableArrayValue, unordered ones mutableSetValue; the
         // proxies ask for the kind they need, and both kinds are answered from one storage.
-        return ManagedObjectCollectionAccessors.make(
+        var accessors = ManagedObjectCollectionAccessors.make(
             unordered: .throwingUnordered(
                 members: { object in
                     let (managed, relationship) = try relationship(of: object)
@@ -71,6 +76,10 @@ extension ManagedObject {
                     managed.removeFromToMany(relationship, [objects[index]])
                     managed.addToToMany(relationship, [related], at: index)
                 }))
+        // A proxy for a key the entity does not model fails when it is made, as Core Data's
+        // `mutableSetValueForKey:` raises at once for an unknown key.
+        accessors?.checkObject = { object in _ = try modeledRelationship(of: object) }
+        return accessors
     }
 }
 

@@ -63,6 +63,10 @@ public struct CollectionAccessors {
     /// Whether these are the accessors the managed-object layer gives by default rather than a
     /// class's own.
     package var isFrameworkDefault = false
+    /// Checked when a proxy is made for an object, so that a key the object cannot serve fails
+    /// at once rather than at first use (the managed layer's defaults answer for every key of
+    /// a class, but only the entity's to-many keys work).
+    package var checkObject: ((ModelObject) throws -> Void)?
 
     /// Accessors for an ordered to-many key: `countOf<Key>`, `objectIn<Key>AtIndex:`,
     /// `insertObject:in<Key>AtIndex:`, `removeObjectFrom<Key>AtIndex:` and, optionally,

@@ -28,7 +28,9 @@ public final class MutableArrayProxy {
     init(object: ModelObject, key: String) throws {
         self.object = object
         self.key = key
-        accessors = type(of: object).collectionAccessors(forKey: key)?.accessors.ordered
+        let classAccessors = type(of: object).collectionAccessors(forKey: key)
+        try classAccessors?.checkObject?(object)
+        accessors = classAccessors?.accessors.ordered
         descriptor = object.propertyTable.descriptor(forKey: key)
         guard let descriptor else {
             if accessors == nil { throw KeyValueCodingError.undefined(key, in: object) }

@@ -22,7 +22,9 @@ public final class MutableSetProxy {
     init(object: ModelObject, key: String) throws {
         self.object = object
         self.key = key
-        accessors = type(of: object).collectionAccessors(forKey: key)?.accessors.unordered
+        let classAccessors = type(of: object).collectionAccessors(forKey: key)
+        try classAccessors?.checkObject?(object)
+        accessors = classAccessors?.accessors.unordered
         descriptor = object.propertyTable.descriptor(forKey: key)
         if descriptor == nil, accessors?.members == nil {
             throw KeyValueCodingError.undefined(key, in: object)
