@@ -56,12 +56,13 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     ///
     /// Corresponds to nothing in Core Data, which compares `entityVersionHashesByName`.
     public let versionHash: Data
-    /// The fetch request templates by name, as the model file gives them: the entity fetched and
-    /// the predicate's format string (nil for no predicate).
+    /// The fetch request templates by name, with every setting the model file gives: the entity
+    /// fetched, the predicate's format string (nil for no predicate), the limit, batch size and
+    /// the rest.
     ///
     /// Corresponds to Core Data's `NSManagedObjectModel.fetchRequestTemplatesByName`; differences:
-    /// the entity name and predicate format, not `NSFetchRequest`s.
-    public let fetchRequestTemplatesByName: [String: (entityName: String, predicateFormat: String?)]
+    /// ``FetchRequestTemplate`` values, not `NSFetchRequest`s.
+    public let fetchRequestTemplatesByName: [String: FetchRequestTemplate]
     /// The names of the model's configurations, sorted.
     ///
     /// Corresponds to Core Data's `NSManagedObjectModel.configurations`.
@@ -93,6 +94,25 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         configurations: [String: [String]] = [:]
     ) throws {
         try self.init(
+            entities: entities,
+            fetchRequestTemplates: fetchRequestTemplates.mapValues {
+                FetchRequestTemplate(entityName: $0.entityName, predicateFormat: $0.predicateFormat)
+            },
+            configurations: configurations, resolver: ClassResolver())
+    }
+
+    /// Makes a model from entities and fetch request templates with all their settings,
+    /// checking it.
+    ///
+    /// - Throws: ``ModelError``, as ``init(entities:fetchRequestTemplates:configurations:)``.
+    ///
+    /// Corresponds to `NSManagedObjectModel()` followed by setting `entities`,
+    /// `setFetchRequestTemplate(_:forName:)` and `setEntities(_:forConfigurationName:)`.
+    public convenience init(
+        entities: [Entity], fetchRequestTemplates: [String: FetchRequestTemplate],
+        configurations: [String: [String]] = [:]
+    ) throws {
+        try self.init(
             entities: entities, fetchRequestTemplates: fetchRequestTemplates, configurations: configurations,
             resolver: ClassResolver())
     }
@@ -108,7 +128,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     }
 
     init(
-        entities specs: [Entity], fetchRequestTemplates: [String: (entityName: String, predicateFormat: String?)],
+        entities specs: [Entity], fetchRequestTemplates: [String: FetchRequestTemplate],
         configurations: [String: [String]], resolver: ClassResolver
     ) throws {
         let assembler = ModelAssembler(resolver: resolver)

@@ -14,7 +14,7 @@ import FoundationXML
 final class ModelFileParser: NSObject, XMLParserDelegate {
     private let url: URL
     private(set) var entities: [Entity] = []
-    private(set) var fetchRequestTemplates: [String: (entityName: String, predicateFormat: String?)] = [:]
+    private(set) var fetchRequestTemplates: [String: FetchRequestTemplate] = [:]
     private(set) var configurations: [String: [String]] = [:]
     private(set) var error: ModelError?
 
@@ -84,8 +84,7 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
                 try addUserInfoEntry(attributes, parser)
             case ("model", "fetchRequest"):
                 let name = try required("name", of: elementName, in: attributes, parser)
-                let entityName = try required("entity", of: elementName, in: attributes, parser)
-                fetchRequestTemplates[name] = (entityName: entityName, predicateFormat: attributes["predicateString"])
+                fetchRequestTemplates[name] = try makeFetchRequestTemplate(named: name, attributes, parser)
             case ("model", "configuration"):
                 let name = try required("name", of: elementName, in: attributes, parser)
                 configuration = name
@@ -230,6 +229,35 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
             transient: try flag("transient", in: attributes, parser),
             renamingIdentifier: attributes["elementID"] ?? attributes["renamingIdentifier"],
             versionHashModifier: attributes["versionHashModifier"])
+    }
+
+    /// A `<fetchRequest>` with every setting Xcode writes; one the element leaves out keeps
+    /// `NSFetchRequest`'s default. Xcode spells some names in the singular
+    /// (`includeSubentities`, `returnObjectsAsFaults`); both spellings are read.
+    private func makeFetchRequestTemplate(
+        named name: String, _ attributes: [String: String], _ parser: XMLParser
+    ) throws -> FetchRequestTemplate {
+        let entityName = try required("entity", of: "fetchRequest", in: attributes, parser)
+        func number(_ key: String) throws -> Int {
+            guard let text = attributes[key] else { return 0 }
+            guard let number = Int(text), number >= 0 else {
+                throw failure(parser, "\(key) \"\(text)\" of fetch request '\(name)' is not a count")
+            }
+            return number
+        }
+        func setting(_ keys: String..., default defaultValue: Bool) throws -> Bool {
+            guard let key = keys.first(where: { attributes[$0] != nil }) else { return defaultValue }
+            return try flag(key, in: attributes, parser)
+        }
+        return FetchRequestTemplate(
+            entityName: entityName, predicateFormat: attributes["predicateString"],
+            fetchLimit: try number("fetchLimit"), fetchOffset: try number("fetchOffset"),
+            fetchBatchSize: try number("fetchBatchSize"),
+            includesSubentities: try setting("includeSubentities", "includesSubentities", default: true),
+            returnsObjectsAsFaults: try setting("returnObjectsAsFaults", "returnsObjectsAsFaults", default: true),
+            includesPendingChanges: try setting("includesPendingChanges", "includePendingChanges", default: true),
+            includesPropertyValues: try setting("includePropertyValues", "includesPropertyValues", default: true),
+            returnsDistinctResults: try setting("returnDistinctResults", "returnsDistinctResults", default: false))
     }
 
     private func addUserInfoEntry(_ attributes: [String: String], _ parser: XMLParser) throws {

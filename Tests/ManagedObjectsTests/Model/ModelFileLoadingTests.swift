@@ -101,6 +101,21 @@ import Testing
         #expect(employee.relationshipsByName["department"]?.deleteRule == .nullify)
     }
 
+    @Test func fetchRequestTemplatesKeepEverySettingTheFileGives() throws {
+        let model = try company()
+        let wellPaid = try #require(model.fetchRequestTemplatesByName["wellPaid"])
+        #expect(wellPaid == FetchRequestTemplate(
+            entityName: "Employee", predicateFormat: "salary > 100000", fetchLimit: 10, fetchBatchSize: 20,
+            includesSubentities: false, returnsObjectsAsFaults: false, includesPendingChanges: false,
+            includesPropertyValues: false, returnsDistinctResults: true))
+        // Settings a file leaves out keep NSFetchRequest's defaults.
+        #expect(model.fetchRequestTemplatesByName["allDepartments"] == FetchRequestTemplate(entityName: "Department"))
+        let request = try wellPaid.fetchRequest(as: ManagedObject.self)
+        #expect(request.entityName == "Employee" && request.predicate?.predicateFormat == "salary > 100000")
+        #expect(request.fetchLimit == 10 && request.fetchBatchSize == 20)
+        #expect(!request.includesSubentities && !request.returnsObjectsAsFaults && !request.includesPendingChanges)
+    }
+
     @Test func readsFetchRequestTemplatesAndConfigurations() throws {
         let model = try company()
         #expect(model.fetchRequestTemplatesByName.keys.sorted() == ["allDepartments", "wellPaid"])
@@ -228,6 +243,13 @@ import Testing
         #expect(error?.code == .malformedModelFile)
         #expect(error?.message.contains("<model>") == true)
         #expect(error?.message.contains("<plist>") == true)
+    }
+
+    @Test func fetchRequestTemplateWithABadCountIsMalformedAndNamed() throws {
+        let error = loadError(try ModelFixtures.broken("BadFetchRequest"))
+        #expect(error?.code == .malformedModelFile)
+        #expect(error?.line == 6)
+        #expect(error?.message.contains("fetchLimit \"many\"") == true)
     }
 
     @Test func unknownAttributeTypeIsUnsupportedAndNamed() throws {

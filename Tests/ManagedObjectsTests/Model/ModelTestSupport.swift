@@ -25,10 +25,18 @@ enum ModelFixtures {
 
     /// The real Xcode models shared by the project, next to the package: present on developer
     /// machines and in CI, absent in a bare clone.
-    static let sharedFolder = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("shared/fixtures/xcdatamodels")
+    /// Looked for beside the package and beside its parent folders (a worktree sits deeper).
+    static let sharedFolder: URL = {
+        var folder = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        while folder.path != "/" {
+            folder.deleteLastPathComponent()
+            let candidate = folder.appendingPathComponent("shared/fixtures/xcdatamodels")
+            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+        }
+        return URL(fileURLWithPath: "/nonexistent/shared/fixtures/xcdatamodels")
+    }()
 
     static var sharedFolderExists: Bool { FileManager.default.fileExists(atPath: sharedFolder.path) }
 

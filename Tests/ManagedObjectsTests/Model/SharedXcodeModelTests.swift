@@ -25,6 +25,10 @@ struct SharedXcodeModelTests {
         #expect(address.attributesByName["street"]?.userInfo == ["columnName": "street"])
         #expect(model.fetchRequestTemplatesByName["fetchTheDucks"]?.entityName == "Person")
         #expect(model.fetchRequestTemplatesByName["fetchTheDucks"]?.predicateFormat == #"lastName LIKE "Duck*""#)
+        let ducks = try #require(model.fetchRequestTemplatesByName["fetchTheDucks"])
+        #expect(ducks.fetchLimit == 220 && ducks.fetchBatchSize == 20)
+        #expect(ducks.includesSubentities && ducks.includesPropertyValues && ducks.includesPendingChanges)
+        #expect(ducks.returnsObjectsAsFaults && ducks.returnsDistinctResults)
         #expect(person.managedObjectClassName == "Person")
         #expect(person.managedObjectClass == ManagedObject.self)
     }
