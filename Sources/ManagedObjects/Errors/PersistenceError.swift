@@ -9,7 +9,10 @@ import Foundation
 /// catch let error as ValidationError { print(error.failures) }
 /// ```
 ///
-/// Codes reuse Core Data's numbers where it has one. Bridges to `NSError` in Cocoa's domain.
+/// Codes reuse Core Data's numbers where it has one. Bridges to `NSError` in Cocoa's domain;
+/// a store file that is truncated, damaged or of another format (``isCorruptFile``) bridges, as
+/// Core Data reports it, to `NSFileReadCorruptFileError` (259) with the file under
+/// `NSFilePath`, keeping ``code`` under ``detailCodeKey``.
 ///
 /// Corresponds to the `NSCocoaErrorDomain` errors Core Data reports from `save()`,
 /// `existingObject(with:)` and `addPersistentStore`; differences: one Swift type, with the
@@ -90,37 +93,60 @@ public struct PersistenceError: Error, CustomStringConvertible, Sendable {
     public var conflicts: [Conflict]
     /// The SQL statement that failed, for SQLite stores.
     public var sql: String?
+    /// The store file concerned, when the failure is the file's.
+    public var fileURL: URL?
+    /// Whether the store file is truncated, damaged or not a store of its type at all. Such an
+    /// error bridges to `NSFileReadCorruptFileError` (259), as Core Data reports it.
+    public var isCorruptFile: Bool
+    /// SQLite's extended result code, for SQLite failures (`SQLITE_NOTADB` 26, `SQLITE_CORRUPT` 11, …).
+    public var sqliteResultCode: Int?
 
     /// Creates an error.
     public init(
         _ code: Code, message: String, objectID: ManagedObjectID? = nil, conflicts: [Conflict] = [],
-        sql: String? = nil
+        sql: String? = nil, fileURL: URL? = nil, isCorruptFile: Bool = false, sqliteResultCode: Int? = nil
     ) {
         self.code = code
         self.message = message
         self.objectID = objectID
         self.conflicts = conflicts
         self.sql = sql
+        self.fileURL = fileURL
+        self.isCorruptFile = isCorruptFile
+        self.sqliteResultCode = sqliteResultCode
     }
 
-    /// `"PersistenceError 133020: message"`, with the object and SQL when known.
+    /// `"PersistenceError 133020: message"`, with the object, file and SQL when known.
     public var description: String {
         var text = "PersistenceError \(code.rawValue): \(message)"
         if let objectID { text += " [\(objectID)]" }
+        if let fileURL { text += " [file \(fileURL.path)]" }
         if let sql { text += " [SQL: \(sql)]" }
         return text
     }
 }
 
 extension PersistenceError: CustomNSError, LocalizedError {
+    /// The `NSError` user-info key holding ``code``'s number when the bridged code differs
+    /// (`"ModelObjectsPersistenceErrorCode"`).
+    public static let detailCodeKey = "ModelObjectsPersistenceErrorCode"
+
     /// Cocoa's error domain, where Core Data's codes live.
     public static var errorDomain: String { NSCocoaErrorDomain }
-    /// The code's number.
-    public var errorCode: Int { code.rawValue }
-    /// The message, and the conflicts under `"conflictList"` as Core Data gives them.
+    /// `NSFileReadCorruptFileError` (259) for a corrupt store file, as Core Data reports it;
+    /// the code's number otherwise.
+    public var errorCode: Int { isCorruptFile ? CocoaError.Code.fileReadCorruptFile.rawValue : code.rawValue }
+    /// The message; the conflicts under `"conflictList"`, the file under `NSFilePath` and
+    /// SQLite's result code under `NSSQLiteErrorDomain`, as Core Data gives them; ``code``'s
+    /// number under ``detailCodeKey``.
     public var errorUserInfo: [String: Any] {
-        var info: [String: Any] = [NSLocalizedDescriptionKey: message]
+        var info: [String: Any] = [NSLocalizedDescriptionKey: message, Self.detailCodeKey: code.rawValue]
         if !conflicts.isEmpty { info["conflictList"] = conflicts.map(\.description) }
+        if let fileURL {
+            info[NSFilePathErrorKey] = fileURL.path
+            info[NSURLErrorKey] = fileURL
+        }
+        if let sqliteResultCode { info["NSSQLiteErrorDomain"] = sqliteResultCode }
         return info
     }
     /// The message.

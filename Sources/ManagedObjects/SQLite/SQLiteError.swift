@@ -23,19 +23,25 @@ struct SQLiteError: Error, CustomStringConvertible {
         "SQLite error \(resultCode): \(message)" + (sql.map { " [SQL: \($0)]" } ?? "")
     }
 
-    /// The error as the store reports it: ``PersistenceError/Code/invalidStore`` for a file that
-    /// is not a database or is corrupt, `code` otherwise, with the SQL attached.
-    func persistenceError(_ code: PersistenceError.Code) -> PersistenceError {
-        PersistenceError(
-            isInvalidFile ? .invalidStore : code, message: "SQLite error \(resultCode): \(message)", sql: sql)
+    /// The error as the store reports it: ``PersistenceError/Code/invalidStore`` marked as a
+    /// corrupt file (bridged to 259) for a file that is not a database or is damaged, `code`
+    /// otherwise, with the file, the SQL and the result code attached.
+    func persistenceError(_ code: PersistenceError.Code, file: URL? = nil) -> PersistenceError {
+        let prefix = isInvalidFile ? (file.map { "\($0.path) is not a valid SQLite store: " } ?? "") : ""
+        return PersistenceError(
+            isInvalidFile ? .invalidStore : code, message: prefix + "SQLite error \(resultCode): \(message)", sql: sql,
+            fileURL: file, isCorruptFile: isInvalidFile, sqliteResultCode: Int(resultCode))
     }
 }
 
-/// Runs `body`, turning a ``SQLiteError`` it throws into a ``PersistenceError`` with `code`.
-func mappingSQLiteErrors<Result>(_ code: PersistenceError.Code, _ body: () throws -> Result) throws -> Result {
+/// Runs `body`, turning a ``SQLiteError`` it throws into a ``PersistenceError`` with `code`
+/// naming `file`.
+func mappingSQLiteErrors<Result>(
+    _ code: PersistenceError.Code, file: URL? = nil, _ body: () throws -> Result
+) throws -> Result {
     do {
         return try body()
     } catch let error as SQLiteError {
-        throw error.persistenceError(code)
+        throw error.persistenceError(code, file: file)
     }
 }

@@ -43,11 +43,18 @@ public final class BinaryStore: PersistentStore {
         let file: BinaryStoreFile
         do {
             file = try JSONDecoder().decode(BinaryStoreFile.self, from: Data(contentsOf: url))
+        } catch let error as DecodingError {
+            throw PersistenceError(
+                .invalidStore, message: "\(url.path) is not a readable binary store: \(error)", fileURL: url,
+                isCorruptFile: true)
         } catch {
-            throw PersistenceError(.invalidStore, message: "\(url.path) is not a readable binary store: \(error)")
+            throw PersistenceError(
+                .invalidStore, message: "\(url.path) cannot be read: \(error)", fileURL: url)
         }
         guard file.format == BinaryStoreFile.formatName else {
-            throw PersistenceError(.invalidStore, message: "\(url.path) is not a binary store (format '\(file.format)')")
+            throw PersistenceError(
+                .invalidStore, message: "\(url.path) is not a binary store (format '\(file.format)')", fileURL: url,
+                isCorruptFile: true)
         }
         let differences = Self.differences(stored: file.entityVersionHashes, model: model)
         guard differences.isEmpty else {

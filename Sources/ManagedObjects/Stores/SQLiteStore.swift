@@ -86,10 +86,10 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         do {
             connection = try SQLiteConnection(path: url.path)
         } catch let error as SQLiteError {
-            throw PersistenceError(.invalidStore, message: error.message, sql: error.sql)
+            throw error.persistenceError(.invalidStore, file: url)
         }
         connection.setBusyTimeout(milliseconds: 10_000)
-        identifier = try mappingSQLiteErrors(.invalidStore) {
+        identifier = try mappingSQLiteErrors(.invalidStore, file: url) {
             try Self.prepare(connection, schema: schema, model: model, path: url.path, migrate: options.contains(.lightweightMigration))
         }
         let comparisonFunction = SQLiteComparisonFunction()
@@ -101,7 +101,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// ``PersistenceError``s with `code`.
     func withConnection<Result>(_ code: PersistenceError.Code, _ body: (inout State) throws -> Result) throws -> Result {
         try lock.withLock {
-            try mappingSQLiteErrors(code) { try body(&state) }
+            try mappingSQLiteErrors(code, file: fileURL) { try body(&state) }
         }
     }
 
