@@ -45,18 +45,50 @@ public struct CollectionAccessors {
     struct Ordered {
         var count: (ModelObject) throws -> Int
         var objectAt: (ModelObject, Int) throws -> Any
-        var insert: (ModelObject, Any, Int) throws -> Void
-        var remove: (ModelObject, Int) throws -> Void
+        /// Nil, with `remove`, for read-only accessors (`countOf<Key>` and `objectIn<Key>AtIndex:`
+        /// alone).
+        var insert: ((ModelObject, Any, Int) throws -> Void)?
+        var remove: ((ModelObject, Int) throws -> Void)?
         var replace: ((ModelObject, Int, Any) throws -> Void)?
         /// Converts values to the accessors' element type, all or nothing.
         var convert: ([Any]) throws -> [Any]
+
+        /// The insert and remove accessors, when the key can be edited through them.
+        var mutators: (insert: (ModelObject, Any, Int) throws -> Void, remove: (ModelObject, Int) throws -> Void)? {
+            guard let insert, let remove else { return nil }
+            return (insert, remove)
+        }
+
+        /// The elements, read with `count` and `objectAt`.
+        func elements(of object: ModelObject) throws -> [Any] {
+            let count = try count(object)
+            var elements: [Any] = []
+            elements.reserveCapacity(count)
+            for index in 0..<count { elements.append(try objectAt(object, index)) }
+            return elements
+        }
     }
 
     struct Unordered {
         var members: ((ModelObject) throws -> [AnyHashable])?
-        var add: (ModelObject, [Any]) throws -> Void
-        var remove: (ModelObject, [Any]) throws -> Void
+        /// `countOf<Key>`, when given; otherwise the members are counted.
+        var count: ((ModelObject) throws -> Int)?
+        /// `memberOf<Key>:`, when given; otherwise the members are searched.
+        var member: ((ModelObject, Any) throws -> Any?)?
+        /// `add<Key>Object:`/`remove<Key>Object:`, called for one object at a time.
+        var addObject: ((ModelObject, Any) throws -> Void)?
+        var removeObject: ((ModelObject, Any) throws -> Void)?
+        /// `add<Key>:`/`remove<Key>:`, or a loop over the single-object accessors; nil for
+        /// read-only accessors.
+        var add: ((ModelObject, [Any]) throws -> Void)?
+        var remove: ((ModelObject, [Any]) throws -> Void)?
         var intersect: ((ModelObject, [Any]) throws -> Void)?
+
+        /// The bulk add and remove accessors, when the key can be edited through them.
+        var mutators: (add: (ModelObject, [Any]) throws -> Void, remove: (ModelObject, [Any]) throws -> Void)? {
+            guard let add, let remove else { return nil }
+            return (add, remove)
+        }
     }
 
     let accessors: Accessors
@@ -98,7 +130,13 @@ public struct CollectionAccessors {
     /// Accessors for an unordered to-many key. Give the `add<Key>Object:`/`remove<Key>Object:`
     /// pair (`addObject`, `removeObject`), the `add<Key>:`/`remove<Key>:` pair (`add`, `remove`),
     /// or both; `intersect<Key>:` is optional. `members` reads the set when the key has no
-    /// declared storage.
+    /// declared storage. Returns nil without an add or without a remove accessor.
+    ///
+    /// A set proxy adding or removing one object (``MutableSetProxy/insert(_:)``,
+    /// ``MutableSetProxy/remove(_:)``) calls `addObject`/`removeObject` when given, and the bulk
+    /// accessor with a one-element set otherwise; bulk changes (``MutableSetProxy/formUnion(_:)``,
+    /// ``MutableSetProxy/subtract(_:)``) call `add`/`remove` when given, and the single-object
+    /// accessor once per object otherwise, as Cocoa's set proxy does.
     public static func unordered<Object: ModelObject, Element: Hashable>(
         members: ((Object) -> Set<Element>)? = nil,
         addObject: ((Object, Element) -> Void)? = nil,
@@ -109,6 +147,16 @@ public struct CollectionAccessors {
     ) -> CollectionAccessors? {
         func elements(_ values: [Any], _ method: String) throws -> Set<Element> {
             Set(try values.map { try convert($0, method) as Element })
+        }
+        let addOne = addObject.map { addObject in
+            { (object: ModelObject, value: Any) throws in
+                addObject(try cast(object), try convert(value, "add<Key>Object:"))
+            }
+        }
+        let removeOne = removeObject.map { removeObject in
+            { (object: ModelObject, value: Any) throws in
+                removeObject(try cast(object), try convert(value, "remove<Key>Object:"))
+            }
         }
         let addAll: (ModelObject, [Any]) throws -> Void
         if let add {
@@ -134,12 +182,93 @@ public struct CollectionAccessors {
         }
         let unordered = Unordered(
             members: members.map { members in { object in try members(cast(object)).map { AnyHashable($0) } } },
+            addObject: addOne,
+            removeObject: removeOne,
             add: addAll,
             remove: removeAll,
             intersect: intersect.map { intersect in
                 { intersect(try cast($0), try elements($1, "intersect<Key>:")) }
             })
         return CollectionAccessors(accessors: .unordered(unordered))
+    }
+
+    /// Read-only accessors for an ordered to-many key: `countOf<Key>` and
+    /// `objectIn<Key>AtIndex:` alone.
+    ///
+    /// ``ModelObject/value(forKey:)`` answers the key with an array of the elements (through
+    /// the default ``ModelObject/value(forUndefinedKey:)``), so key paths and collection
+    /// operators go through it (`"milestones.@count"`), and
+    /// ``ModelObject/mutableArrayValue(forKey:)`` gives a proxy that reads through the
+    /// accessors. Editing through the proxy sets the whole new array with
+    /// ``ModelObject/setValue(_:forKey:)``, as Cocoa's proxy does for a key without mutating
+    /// accessors: the default ``ModelObject/setValue(_:forUndefinedKey:)`` then throws
+    /// ``KeyValueCodingError/Code/readOnlyKey`` and nothing changes.
+    ///
+    /// Corresponds to a class implementing only `countOf<Key>` and `objectIn<Key>AtIndex:`
+    /// (or `<key>AtIndexes:`); differences: `value(forKey:)` returns an array of the elements,
+    /// read at once, rather than a live `NSArray` proxy.
+    public static func ordered<Object: ModelObject, Element>(
+        count: @escaping (Object) -> Int,
+        objectAt: @escaping (Object, Int) -> Element
+    ) -> CollectionAccessors {
+        let ordered = Ordered(
+            count: { try count(cast($0)) },
+            objectAt: { try objectAt(cast($0), $1) },
+            insert: nil, remove: nil, replace: nil,
+            convert: { values in try values.map { try convert($0, "objectIn<Key>AtIndex:") as Element } })
+        return CollectionAccessors(accessors: .ordered(ordered))
+    }
+
+    /// Read-only accessors for an unordered to-many key: `countOf<Key>`, `enumeratorOf<Key>`
+    /// and `memberOf<Key>:` alone.
+    ///
+    /// ``ModelObject/value(forKey:)`` answers the key with a set of the elements the enumerator
+    /// gives (through the default ``ModelObject/value(forUndefinedKey:)``), so key paths and
+    /// collection operators go through it, and ``ModelObject/mutableSetValue(forKey:)`` gives a
+    /// proxy whose ``MutableSetProxy/count()`` and ``MutableSetProxy/contains(_:)`` call
+    /// `count` and `member`. Editing through the proxy sets the whole new set with
+    /// ``ModelObject/setValue(_:forKey:)``, which the default
+    /// ``ModelObject/setValue(_:forUndefinedKey:)`` refuses with
+    /// ``KeyValueCodingError/Code/readOnlyKey``; nothing changes.
+    ///
+    /// Corresponds to a class implementing only `countOf<Key>`, `enumeratorOf<Key>` and
+    /// `memberOf<Key>:`; differences: `value(forKey:)` returns a set of the elements, read at
+    /// once, rather than a live `NSSet` proxy.
+    public static func unordered<Object: ModelObject, Element: Hashable>(
+        count: @escaping (Object) -> Int,
+        enumerator: @escaping (Object) -> AnyIterator<Element>,
+        member: @escaping (Object, Element) -> Element?
+    ) -> CollectionAccessors {
+        let unordered = Unordered(
+            members: { object in
+                var members: [AnyHashable] = []
+                for element in IteratorSequence(enumerator(try cast(object))) { members.append(AnyHashable(element)) }
+                return members
+            },
+            count: { try count(cast($0)) },
+            member: { object, value in
+                guard let element = convertKeyValue(value, to: Element.self) else { return nil }
+                return member(try cast(object), element)
+            })
+        return CollectionAccessors(accessors: .unordered(unordered))
+    }
+
+    /// Whether the accessors only read: no insert or remove (ordered), no add or remove
+    /// (unordered).
+    var isReadOnly: Bool {
+        switch accessors {
+        case .ordered(let ordered): ordered.mutators == nil
+        case .unordered(let unordered): unordered.mutators == nil
+        case .both(let ordered, let unordered): ordered.mutators == nil && unordered.mutators == nil
+        }
+    }
+
+    /// The elements the accessors read, when they can: an array for ordered accessors, a set
+    /// for unordered ones with a way to list members; nil otherwise.
+    func readValue(of object: ModelObject) throws -> Any? {
+        if let ordered = accessors.ordered { return try ordered.elements(of: object) }
+        if let members = accessors.unordered?.members { return Set(try members(object)) }
+        return nil
     }
 }
 
@@ -182,7 +311,7 @@ extension CollectionAccessors {
         remove: @escaping (ModelObject, [Any]) throws -> Void
     ) -> CollectionAccessors {
         CollectionAccessors(
-            accessors: .unordered(Unordered(members: members, add: add, remove: remove, intersect: nil)))
+            accessors: .unordered(Unordered(members: members, add: add, remove: remove)))
     }
 
     /// The ordered accessors of `ordered` and the unordered ones of `unordered` together, marked

@@ -74,20 +74,28 @@ enum KeyValuePath {
     /// Sets the value at `path`: the last key is set on the object the rest of the path leads to.
     /// Does nothing when that object is nil, as in Cocoa.
     static func setValue(_ value: Any?, on object: ModelObject, forKeyPath path: String) throws {
+        guard let (target, key) = try lastTarget(of: object, forKeyPath: path) else { return }
+        try target.setValue(value, forKey: key)
+    }
+
+    /// The object the path leads to before its last key, and that key; nil when a key on the
+    /// way holds nil.
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/malformedKeyPath``,
+    ///   ``KeyValueCodingError/Code/notKeyValueCodingCompliant`` when the path goes through a
+    ///   value that is not a model object, or what reading a key on the way throws.
+    static func lastTarget(of object: ModelObject, forKeyPath path: String) throws -> (ModelObject, String)? {
         var target: ModelObject = object
         var remaining = Substring(path)
         while true {
             let (first, rest) = split(remaining)
             guard !first.isEmpty, rest.map({ !$0.isEmpty }) ?? true else { throw malformed(path) }
-            guard let rest else {
-                try target.setValue(value, forKey: String(first))
-                return
-            }
-            guard let next = try target.value(forKey: String(first)) else { return }
+            guard let rest else { return (target, String(first)) }
+            guard let next = try target.value(forKey: String(first)) else { return nil }
             guard let nextObject = asModelObject(next) else {
                 throw KeyValueCodingError(
                     .notKeyValueCodingCompliant, key: path, className: String(reflecting: type(of: next)),
-                    message: "cannot set through '\(first)', which holds a \(type(of: next)), not a model object")
+                    message: "cannot go through '\(first)', which holds a \(type(of: next)), not a model object")
             }
             target = nextObject
             remaining = rest

@@ -4,8 +4,15 @@ import Foundation
 /// the object's property in place and posts the precise change to observers (an insertion with
 /// its indexes, not a replacement of the whole array).
 ///
-/// Get one from ``ModelObject/mutableArrayValue(forKey:)``. When the class provides
-/// ``CollectionAccessors`` for the key, the proxy calls them instead of editing the storage.
+/// Get one from ``ModelObject/mutableArrayValue(forKey:)``. The proxy finds how to reach the
+/// key as Cocoa's does, in this order:
+/// 1. the class's ``CollectionAccessors`` with insert and remove accessors: the proxy calls them;
+/// 2. a declared array it can edit in place (``Relationship``, ``Attribute``);
+/// 3. anything else that key-value coding reads (a ``CustomAttribute`` or ``Derived`` array,
+///    read-only collection accessors, a key served by ``ModelObject/value(forUndefinedKey:)``):
+///    the proxy reads the array with ``ModelObject/value(forKey:)`` and writes each edit as a
+///    whole new array with ``ModelObject/setValue(_:forKey:)`` (for an undeclared key, the
+///    class's ``ModelObject/setValue(_:forUndefinedKey:)``), so observers see a setting.
 ///
 /// ```swift
 /// let reports = try manager.mutableArrayValue(forKey: "directReports")
@@ -16,34 +23,84 @@ import Foundation
 /// Corresponds to the `NSMutableArray` proxy of `-[NSObject mutableArrayValueForKey:]`.
 /// Differences: elements are type-checked against the property (a wrong type throws
 /// ``KeyValueCodingError/Code/typeMismatch``), bad indexes throw
-/// ``KeyValueCodingError/Code/indexOutOfRange`` instead of raising.
+/// ``KeyValueCodingError/Code/indexOutOfRange`` instead of raising, and a key nothing serves
+/// throws ``KeyValueCodingError/Code/undefinedKey`` when the proxy is made rather than at first
+/// use.
 public final class MutableArrayProxy {
     /// The object whose property the proxy edits.
     public let object: ModelObject
     /// The key of the property.
     public let key: String
     private let descriptor: PropertyDescriptor?
+    /// Accessors that can edit the key.
     private let accessors: CollectionAccessors.Ordered?
+    /// Accessors that only read it, when the key is reached through key-value coding.
+    private let readAccessors: CollectionAccessors.Ordered?
+    /// Whether edits go through ``ModelObject/setValue(_:forKey:)`` with a whole new array.
+    private let editsByValue: Bool
 
     init(object: ModelObject, key: String) throws {
         self.object = object
         self.key = key
-        let classAccessors = type(of: object).collectionAccessors(forKey: key)
-        try classAccessors?.checkObject?(object)
-        accessors = classAccessors?.accessors.ordered
+        let allAccessors = type(of: object).collectionAccessors(forKey: key)
+        try allAccessors?.checkObject?(object)
+        let classAccessors = allAccessors?.accessors.ordered
         descriptor = object.propertyTable.descriptor(forKey: key)
-        guard let descriptor else {
-            if accessors == nil { throw KeyValueCodingError.undefined(key, in: object) }
+        if let classAccessors, classAccessors.mutators != nil {
+            accessors = classAccessors
+            readAccessors = nil
+            editsByValue = false
             return
         }
-        let isArray = descriptor.storage.withStoredValue(in: object, at: descriptor.offset) { _, type in
-            type is any KeyValueArrayStorage.Type
+        accessors = nil
+        readAccessors = classAccessors
+        if let descriptor {
+            let inPlace = descriptor.storage.withStoredValue(in: object, at: descriptor.offset) { _, type in
+                type is any KeyValueArrayStorage.Type
+            }
+            if inPlace == true {
+                editsByValue = false
+                return
+            }
+            if inPlace == false { throw Self.notAnArray(key, object) }
         }
-        guard isArray == true || accessors != nil else {
-            throw KeyValueCodingError(
-                .notACollection, key: key, className: String(reflecting: Swift.type(of: object)),
-                message: "the key '\(key)' does not hold an array")
+        editsByValue = true
+        if classAccessors != nil { return }
+        // Served by key-value coding alone: an unknown key fails now, as does a value that is
+        // not an array.
+        let value = try object.value(forKey: key)
+        if let value, !Self.isArray(value) { throw Self.notAnArray(key, object) }
+    }
+
+    private static func isArray(_ value: Any) -> Bool {
+        guard let collection = value as? any KeyValueCollection else { return false }
+        return collection.isOrderedKeyValueCollection
+    }
+
+    private static func notAnArray(_ key: String, _ object: ModelObject) -> KeyValueCodingError {
+        KeyValueCodingError(
+            .notACollection, key: key, className: String(reflecting: Swift.type(of: object)),
+            message: "the key '\(key)' does not hold an array")
+    }
+
+    /// The elements read through key-value coding, for a key edited by value.
+    private func valueElements() throws -> [Any] {
+        if let readAccessors { return try readAccessors.elements(of: object) }
+        guard let value = try object.value(forKey: key) else { return [] }
+        guard let collection = value as? any KeyValueCollection, collection.isOrderedKeyValueCollection else {
+            throw Self.notAnArray(key, object)
         }
+        var elements: [Any] = []
+        elements.reserveCapacity(collection.keyValueCount)
+        collection.forEachKeyValue { elements.append($0) }
+        return elements
+    }
+
+    /// Applies `edit` to the elements and sets the result as the key's new value.
+    private func editByValue(_ edit: (inout [Any]) -> Void) throws {
+        var elements = try valueElements()
+        edit(&elements)
+        try object.setValue(elements, forKey: key)
     }
 
     /// Runs `body` with the address and element operations of the stored array.
@@ -69,15 +126,15 @@ public final class MutableArrayProxy {
     ///
     /// - Throws: What the class's `count` accessor throws, if any; never otherwise.
     public func count() throws -> Int {
-        if let accessors { return try accessors.count(object) }
+        if let accessors = accessors ?? readAccessors { return try accessors.count(object) }
+        if editsByValue { return try valueElements().count }
         return try withArray { address, array in array.count(at: address) }
     }
 
     /// The elements, in order.
     public func elements() throws -> [Any] {
-        if let accessors {
-            return try (0..<accessors.count(object)).map { try accessors.objectAt(object, $0) }
-        }
+        if let accessors { return try accessors.elements(of: object) }
+        if editsByValue { return try valueElements() }
         return try withArray { address, array in array.elements(at: address) }
     }
 
@@ -86,7 +143,8 @@ public final class MutableArrayProxy {
     /// - Throws: ``KeyValueCodingError/Code/indexOutOfRange``.
     public func element(at index: Int) throws -> Any {
         try checkIndexes(index, count: try count())
-        if let accessors { return try accessors.objectAt(object, index) }
+        if let accessors = accessors ?? readAccessors { return try accessors.objectAt(object, index) }
+        if editsByValue { return try valueElements()[index] }
         return try withArray { address, array in array.element(at: index, at: address) }
     }
 
@@ -108,10 +166,16 @@ public final class MutableArrayProxy {
         }
         guard !elements.isEmpty else { return }
         try checkIndexes(indexes, count: try count() + indexes.count)
-        if let accessors {
+        if let insert = accessors?.insert {
             let converted = try convertForStorage(elements)
             try object.changeCollection(forKey: key, kind: .insertion, indexes: indexes) {
-                for (element, index) in zip(converted, indexes) { try accessors.insert(object, element, index) }
+                for (element, index) in zip(converted, indexes) { try insert(object, element, index) }
+            }
+            return
+        }
+        if editsByValue {
+            try editByValue { all in
+                for (element, index) in zip(elements, indexes) { all.insert(element, at: index) }
             }
             return
         }
@@ -147,9 +211,15 @@ public final class MutableArrayProxy {
     public func remove(at indexes: IndexSet) throws {
         guard !indexes.isEmpty else { return }
         try checkIndexes(indexes, count: try count())
-        if let accessors {
+        if let remove = accessors?.remove {
             try object.changeCollection(forKey: key, kind: .removal, indexes: indexes) {
-                for index in indexes.reversed() { try accessors.remove(object, index) }
+                for index in indexes.reversed() { try remove(object, index) }
+            }
+            return
+        }
+        if editsByValue {
+            try editByValue { all in
+                for index in indexes.reversed() { all.remove(at: index) }
             }
             return
         }
@@ -191,17 +261,23 @@ public final class MutableArrayProxy {
         }
         guard !indexes.isEmpty else { return }
         try checkIndexes(indexes, count: try count())
-        if let accessors {
+        if let accessors, let (insert, remove) = accessors.mutators {
             let converted = try convertForStorage(elements)
             try object.changeCollection(forKey: key, kind: .replacement, indexes: indexes) {
                 for (element, index) in zip(converted, indexes) {
                     if let replace = accessors.replace {
                         try replace(object, index, element)
                     } else {
-                        try accessors.remove(object, index)
-                        try accessors.insert(object, element, index)
+                        try remove(object, index)
+                        try insert(object, element, index)
                     }
                 }
+            }
+            return
+        }
+        if editsByValue {
+            try editByValue { all in
+                for (element, index) in zip(elements, indexes) { all[index] = element }
             }
             return
         }

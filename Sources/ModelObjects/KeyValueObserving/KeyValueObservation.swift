@@ -58,7 +58,30 @@ public struct ObservedChange<Value> {
         isPrior = change.isPrior
     }
 
+    /// The value as `Value`. A value whose dynamic type is exactly `Value` (every setting of a
+    /// non-optional property) is read out of the existential without the runtime's general
+    /// cast, which costs more than the rest of a notification.
+    @inline(__always)
     private static func typed(_ value: Any?) -> Value? {
+        if let exact = exactly(value) { return exact }
+        return converted(value)
+    }
+
+    @inline(__always)
+    private static func exactly(_ value: borrowing Any?) -> Value? {
+        if _isPOD(Value.self), MemoryLayout<Value>.size <= 3 * MemoryLayout<UnsafeRawPointer>.size,
+           MemoryLayout<Value>.alignment <= MemoryLayout<UnsafeRawPointer>.alignment {
+            return unboxTrivial(optional: value, as: Value.self)
+        }
+        guard let value = copy value else { return nil }
+        func open<Opened>(_ opened: Opened) -> Value? {
+            guard Opened.self == Value.self else { return nil }
+            return unsafeBitCast(opened, to: Value.self)
+        }
+        return _openExistential(value, do: open)
+    }
+
+    private static func converted(_ value: Any?) -> Value? {
         guard let value else {
             // A nil value of an optional property is `.some(nil)`, as in Foundation.
             return (Value.self as? any OptionalValue.Type)?.noneValue as? Value

@@ -213,9 +213,9 @@ extension KeyValueCodingKeyPaths {
         changeHandler: @escaping (Self, ObservedChange<Value>) -> Void
     ) throws -> KeyValueObservation {
         let key = try key(for: keyPath)
+        // The handler receives the observed object, this one, so it is a `Self`: no cast.
         return observe(key, options: options) { object, change in
-            guard let object = object as? Self else { return }
-            changeHandler(object, ObservedChange(change))
+            changeHandler(unsafeDowncast(object, to: Self.self), ObservedChange(change))
         }
     }
 }

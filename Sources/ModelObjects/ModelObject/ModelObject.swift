@@ -103,19 +103,31 @@ open class ModelObject: Hashable, CustomStringConvertible {
     }
 
     /// Called by ``value(forKey:)`` for a key the class does not declare. Override it to answer
-    /// extra keys; the default throws.
+    /// extra keys and call `super` for the others.
     ///
-    /// - Throws: ``KeyValueCodingError/Code/undefinedKey``.
+    /// The default answers a key served by the class's ``collectionAccessors(forKey:)`` with
+    /// the elements they read (an array for ordered accessors, a set for unordered ones), and
+    /// throws for any other key.
     ///
-    /// Corresponds to `-[NSObject valueForUndefinedKey:]`, which raises `NSUnknownKeyException`.
+    /// - Throws: ``KeyValueCodingError/Code/undefinedKey``, or what the accessors throw.
+    ///
+    /// Corresponds to `-[NSObject valueForUndefinedKey:]`, which raises `NSUnknownKeyException`,
+    /// together with the step of `-valueForKey:`'s search that finds `countOf<Key>` and
+    /// `objectIn<Key>AtIndex:` (or `enumeratorOf<Key>` and `memberOf<Key>:`); differences: that
+    /// step comes after an override of this method rather than before it.
     open func value(forUndefinedKey key: String) throws -> Any? {
+        if let accessors = type(of: self).collectionAccessors(forKey: key), !accessors.isFrameworkDefault,
+           let value = try accessors.readValue(of: self) {
+            return value
+        }
         throw KeyValueCodingError.undefined(key, in: self)
     }
 
     /// Called by ``setValue(_:forKey:)`` for a key the class does not declare or cannot set.
     /// Override it to accept extra keys; the default throws.
     ///
-    /// - Throws: ``KeyValueCodingError/Code/readOnlyKey`` for a derived key,
+    /// - Throws: ``KeyValueCodingError/Code/readOnlyKey`` for a derived key and for a key served
+    ///   by read-only ``collectionAccessors(forKey:)``,
     ///   ``KeyValueCodingError/Code/undefinedKey`` otherwise.
     ///
     /// Corresponds to `-[NSObject setValue:forUndefinedKey:]`.
@@ -124,6 +136,12 @@ open class ModelObject: Hashable, CustomStringConvertible {
             throw KeyValueCodingError(
                 .readOnlyKey, key: key, className: String(reflecting: type(of: self)),
                 message: "the key '\(key)' is derived and cannot be set")
+        }
+        if let accessors = type(of: self).collectionAccessors(forKey: key), !accessors.isFrameworkDefault,
+           accessors.isReadOnly {
+            throw KeyValueCodingError(
+                .readOnlyKey, key: key, className: String(reflecting: type(of: self)),
+                message: "the key '\(key)' has collection accessors for reading only and cannot be set")
         }
         throw KeyValueCodingError.undefined(key, in: self)
     }

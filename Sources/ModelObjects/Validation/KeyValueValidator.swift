@@ -80,3 +80,24 @@ extension ModelObject {
         if let error = ValidationError.combining(errors) { throw error }
     }
 }
+
+extension ModelObject {
+    /// Validates a proposed value for the last key of a dot-separated key path, on the object
+    /// the rest of the path leads to: `validateValue(&name, forKeyPath: "department.name")`
+    /// runs the department's validator for `name`, which may replace the value or throw.
+    ///
+    /// When a key on the way holds nil there is no object to validate on and the value passes
+    /// unchanged, as ``setValue(_:forKeyPath:)`` does nothing there.
+    ///
+    /// - Throws: What ``validateValue(_:forKey:)`` throws on that object;
+    ///   ``KeyValueCodingError/Code/malformedKeyPath`` for an empty key,
+    ///   ``KeyValueCodingError/Code/notKeyValueCodingCompliant`` when the path goes through a
+    ///   value that is not a model object, or what reading a key on the way throws.
+    ///
+    /// Corresponds to `-[NSObject validateValue:forKeyPath:error:]`; differences: a nil on the
+    /// way passes (Cocoa's message to nil returns `NO` with no error).
+    public func validateValue(_ value: inout Any?, forKeyPath keyPath: String) throws {
+        guard let (target, key) = try KeyValuePath.lastTarget(of: self, forKeyPath: keyPath) else { return }
+        try target.validateValue(&value, forKey: key)
+    }
+}

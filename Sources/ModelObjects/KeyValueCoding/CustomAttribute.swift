@@ -1,0 +1,164 @@
+/// Declares a key-value-compliant attribute of a ``ModelObject`` subclass with custom accessors:
+/// a getter, a setter and a `didSet` hook that every route to the property goes through.
+///
+/// ```swift
+/// final class Employee: ModelObject {
+///     @Attribute var salaryChanges = 0
+///     @CustomAttribute(
+///         set: { (_: Employee, newValue: Double) in max(0, newValue) },       // clamps
+///         didSet: { employee, oldValue in employee.salaryChanges += 1 })    // keeps a count
+///     var salary = 0.0
+///     @CustomAttribute(set: { (_: Employee, newValue: String) in
+///         newValue.trimmingCharacters(in: .whitespaces)                     // normalises
+///     })
+///     var name = ""
+/// }
+/// employee.salary = -5                                   // stored as 0
+/// try employee.setValue(-5, forKey: "salary")            // the same setter
+/// try employee.setValuesForKeys(["name": "  Ada "])      // stored as "Ada"
+/// ```
+///
+/// - `get` receives the stored value and returns the value the property presents; without it
+///   the stored value is returned.
+/// - `set` receives the proposed value and returns the value to store (to copy, clamp or
+///   normalise it); without it the proposed value is stored.
+/// - `didSet` runs after the value is stored, with the value stored before; keep caches and
+///   other keys in step here.
+///
+/// A typed set, ``ModelObject/setValue(_:forKey:)``, ``ModelObject/setValue(_:forKeyPath:)``,
+/// ``ModelObject/setValuesForKeys(_:)``, unarchiving, copying and mutable collection proxies all
+/// call `set` and `didSet`; a typed read, ``ModelObject/value(forKey:)``, key paths, collection
+/// operators, observers' old and new values, archiving and predicates all call `get`. Automatic
+/// notification brackets the whole setter, as Cocoa's does: observers are told before `set`
+/// runs and after `didSet` returns, so changes `didSet` makes to other keys reach their
+/// observers in between. A mutable collection proxy for such a key replaces the whole value
+/// through the setter (observers see a setting), as Cocoa's proxies do for a key with a
+/// `set<Key>:` method and no collection accessors.
+///
+/// The hooks must not set the property itself (that recurses, as a Swift setter that sets its
+/// own property does). Properties without hooks should use ``Attribute``, whose typed accessors
+/// cost as much as a plain stored property; these cost one call per hook.
+///
+/// A Swift `didSet` or `willSet` written on an ``Attribute`` property runs only for typed sets:
+/// key-value coding writes the storage. Use this wrapper's `didSet` for side effects that every
+/// route must trigger.
+///
+/// Corresponds to a Cocoa `@property` with hand-written `-<key>` and `-set<Key>:` accessor
+/// methods (for managed objects, the guide's custom accessors around primitive accessors), which
+/// key-value coding, archiving and bindings find before the instance variable.
+@propertyWrapper
+public struct CustomAttribute<Object: ModelObject, Value>: PropertyStorage {
+    /// The stored (primitive) value.
+    @usableFromInline package var storedValue: Value
+    let getter: ((Object, Value) -> Value)?
+    let setter: ((Object, Value) -> Value)?
+    let didSetHook: ((Object, Value) -> Void)?
+
+    /// Creates the attribute with its initial value (stored as is, without calling `set`) and
+    /// its accessors; each is optional.
+    ///
+    /// - Parameters:
+    ///   - get: Returns the value the property presents, given the stored value.
+    ///   - set: Returns the value to store, given the proposed value.
+    ///   - didSet: Runs after a set, with the value stored before.
+    public init(
+        wrappedValue: Value,
+        get: ((Object, Value) -> Value)? = nil,
+        set: ((Object, Value) -> Value)? = nil,
+        didSet: ((Object, Value) -> Void)? = nil
+    ) {
+        storedValue = wrappedValue
+        getter = get
+        setter = set
+        didSetHook = didSet
+    }
+
+    /// Unavailable: `@CustomAttribute` works only on properties of a ``ModelObject`` subclass.
+    @available(*, unavailable, message: "@CustomAttribute is only available on properties of ModelObject subclasses")
+    public var wrappedValue: Value {
+        get { fatalError("unreachable") }
+        set { fatalError("unreachable") }
+    }
+
+    /// Reads and writes the property of its enclosing object through its accessors; writes
+    /// notify observers.
+    public static subscript(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, CustomAttribute>
+    ) -> Value {
+        get {
+            let offset = ModelObject.storageOffset(of: storageKeyPath, in: object)
+            if let state = object.observationState, state.isProbe { return pointer(in: object, at: offset).pointee.storedValue }
+            return presentedValue(in: object, at: offset)
+        }
+        set {
+            let offset = ModelObject.storageOffset(of: storageKeyPath, in: object)
+            if let state = object.observationState, state.isProbe {
+                // Mapping a typed key path to its key: record, run no accessor, store nothing.
+                object.setObservedStorage(at: offset, wrappedKeyPath: { wrappedKeyPath }) { _ in }
+                return
+            }
+            let key = object.propertyTable.withDescriptor(atOffset: offset) { $0.key }
+            store(newValue, in: object, at: offset, key: key)
+        }
+    }
+
+    /// The value the getter presents.
+    private static func presentedValue(in object: ModelObject, at offset: Int) -> Value {
+        let wrapper = pointer(in: object, at: offset)
+        let stored = wrapper.pointee.storedValue
+        guard let getter = wrapper.pointee.getter else { return stored }
+        return getter(unsafeDowncast(object, to: Object.self), stored)
+    }
+
+    /// Runs the setter, stores its result and runs `didSet`, between automatic notifications of
+    /// `key` (nil only for a wrapper the key table does not know, which nobody can observe).
+    private static func store(_ newValue: Value, in object: ModelObject, at offset: Int, key: String?) {
+        let typed = unsafeDowncast(object, to: Object.self)
+        let body = {
+            let wrapper = pointer(in: object, at: offset)
+            let old = wrapper.pointee.storedValue
+            let value = wrapper.pointee.setter.map { $0(typed, newValue) } ?? newValue
+            wrapper.pointee.storedValue = value
+            wrapper.pointee.didSetHook?(typed, old)
+        }
+        guard let key else { return body() }
+        object.changeValue(forKey: key, body)
+    }
+
+    package typealias StoredValue = Value
+    package static var propertyKind: PropertyKind { .attribute }
+
+    package static func keyValue(in object: ModelObject, at offset: Int) -> Any? {
+        flattenOptional(presentedValue(in: object, at: offset))
+    }
+
+    package static func setKeyValue(_ value: Any?, in object: ModelObject, descriptor: PropertyDescriptor) throws {
+        let converted: Value
+        if let value {
+            guard let typed = convertKeyValue(value, to: Value.self) else {
+                throw KeyValueCodingError.mismatch(descriptor.key, in: object, expected: Value.self, given: value)
+            }
+            converted = typed
+        } else if let none = (Value.self as? any OptionalValue.Type)?.noneValue as? Value {
+            converted = none
+        } else {
+            try object.setNilValueForKey(descriptor.key)
+            return
+        }
+        store(converted, in: object, at: descriptor.offset, key: descriptor.key)
+    }
+}
+
+extension CustomAttribute: PlainComputedValueReading {
+    static func plainKeyValue(in object: ModelObject, at offset: Int) -> Any? {
+        presentedValue(in: object, at: offset)
+    }
+}
+
+extension CustomAttribute: OptionalKeyValueReading where Value: OptionalValue {
+    static func optionalKeyValue(in object: ModelObject, at offset: Int) -> Any? {
+        presentedValue(in: object, at: offset).flattened
+    }
+}

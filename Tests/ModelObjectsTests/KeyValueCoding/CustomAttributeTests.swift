@@ -1,0 +1,199 @@
+import Foundation
+import ModelObjects
+import Testing
+
+/// `@CustomAttribute`: every route to a property goes through its getter, setter and `didSet`.
+@Suite struct CustomAttributeTests {
+    // MARK: - Setting
+
+    @Test func typedSetCallsTheSetterAndDidSet() {
+        let clerk = Clerk()
+        clerk.salary = -5
+        #expect(clerk.salary == 0)
+        #expect(clerk.salaryChanges == 1)
+        clerk.salary = 12
+        #expect(clerk.salary == 12)
+        #expect(clerk.salaryChanges == 2)
+    }
+
+    @Test func setValueForKeyCallsTheSetterAndDidSet() throws {
+        let clerk = Clerk()
+        try clerk.setValue(-5, forKey: "salary")
+        #expect(clerk.salary == 0)
+        #expect(clerk.salaryChanges == 1)
+        try clerk.setValue("  Ada ", forKey: "name")
+        #expect(clerk.name == "Ada")
+    }
+
+    @Test func setValuesForKeysCallsTheSetters() throws {
+        let clerk = Clerk()
+        try clerk.setValuesForKeys(["name": "  Grace  ", "salary": -1.0, "tags": ["b", "a"]])
+        #expect(clerk.name == "Grace")
+        #expect(clerk.salary == 0)
+        #expect(clerk.salaryChanges == 1)
+        #expect(clerk.tags == ["a", "b"])
+    }
+
+    @Test func setValueForKeyPathCallsTheSetter() throws {
+        let desk = Desk()
+        desk.clerk = Clerk()
+        try desk.setValue("  Ada ", forKeyPath: "clerk.name")
+        try desk.setValue(-3, forKeyPath: "clerk.salary")
+        #expect(desk.clerk?.name == "Ada")
+        #expect(desk.clerk?.salary == 0)
+        #expect(desk.clerk?.salaryChanges == 1)
+    }
+
+    @Test func aFailedConversionCallsNoAccessor() {
+        let clerk = Clerk()
+        clerk.salary = 7
+        expectKVCError(.typeMismatch) { try clerk.setValue("seven", forKey: "salary") }
+        expectKVCError(.nilValueForNonOptional) { try clerk.setValue(nil, forKey: "salary") }
+        #expect(clerk.salary == 7)
+        #expect(clerk.salaryChanges == 1)
+    }
+
+    @Test func anInitialValueIsStoredWithoutTheSetter() {
+        #expect(Clerk().salaryChanges == 0)
+    }
+
+    // MARK: - Getting
+
+    @Test func theGetterPresentsTheValueOnEveryRoute() throws {
+        let clerk = Clerk()
+        clerk.code = "ab-1"
+        #expect(clerk.code == "AB-1")
+        #expect(try clerk.value(forKey: "code") as? String == "AB-1")
+        let desk = Desk()
+        desk.clerk = clerk
+        #expect(try desk.value(forKeyPath: "clerk.code") as? String == "AB-1")
+        #expect(try KeyValuePredicate(format: "clerk.code == 'AB-1'").evaluate(with: desk))
+        clerk.code = nil
+        #expect(try clerk.value(forKey: "code") == nil)
+    }
+
+    @Test func theKeyOfATypedKeyPathIsFoundWithoutCallingTheAccessors() throws {
+        let clerk = Clerk()
+        #expect(try clerk.key(for: \.salary) == "salary")
+        #expect(try clerk.key(for: \.code) == "code")
+        #expect(clerk.salaryChanges == 0)
+    }
+
+    // MARK: - Archiving and copying
+
+    @Test func unarchivingCallsTheSetters() throws {
+        let plain = PlainClerk()
+        plain.name = "  Ada  "
+        plain.salary = -40
+        let archiver = KeyedArchiver()
+        archiver.setClassName("Clerk", for: PlainClerk.self)
+        archiver.encode(plain, forKey: "root")
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: archiver.finishEncoding())
+        unarchiver.setClass(Clerk.self, forClassName: "Clerk")
+        let clerk = try #require(try unarchiver.decodeObject(forKey: "root") as? Clerk)
+        #expect(clerk.name == "Ada")
+        #expect(clerk.salary == 0)
+        #expect(clerk.salaryChanges == 1)
+    }
+
+    @Test func archivingRoundTripsThePresentedValues() throws {
+        let clerk = Clerk()
+        clerk.name = "Ada"
+        clerk.salary = 50
+        clerk.tags = ["x", "a"]
+        let data = try KeyedArchiver.archivedData(withRootObject: clerk)
+        let decoded = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: Clerk.self, from: data))
+        #expect(decoded.name == "Ada" && decoded.salary == 50 && decoded.tags == ["a", "x"])
+    }
+
+    @Test func copyingCallsTheSetters() {
+        let clerk = Clerk()
+        clerk.salary = 10
+        let copy = clerk.copy()
+        #expect(copy.salary == 10)
+        // The count was copied (1), then setting the salary in the copy counted once more.
+        #expect(copy.salaryChanges == 2)
+    }
+
+    // MARK: - Observing
+
+    @Test func automaticNotificationBracketsTheWholeSetter() throws {
+        let clerk = Clerk()
+        clerk.salary = 10
+        let log = KVOEventLog()
+        let salary = clerk.observe("salary", options: [.old, .new, .prior], changeHandler: log.handler(for: "salary"))
+        let changes = clerk.observe("salaryChanges", options: [.old, .new], changeHandler: log.handler(for: "salaryChanges"))
+        clerk.salary = -5
+        try clerk.setValue(20, forKey: "salary")
+        #expect(log.entries == [
+            "salary setting old=10.0 new=nil prior=true",
+            "salaryChanges setting old=1 new=2 prior=false",
+            "salary setting old=10.0 new=0.0 prior=false",
+            "salary setting old=0.0 new=nil prior=true",
+            "salaryChanges setting old=2 new=3 prior=false",
+            "salary setting old=0.0 new=20.0 prior=false",
+        ])
+        salary.invalidate()
+        changes.invalidate()
+    }
+
+    @Test func observersSeeThePresentedValues() {
+        let clerk = Clerk()
+        let log = KVOEventLog()
+        let token = clerk.observe("code", options: [.old, .new], changeHandler: log.handler(for: "code"))
+        clerk.code = "x"
+        #expect(log.entries == ["code setting old=nil new=X prior=false"])
+        token.invalidate()
+    }
+
+    @Test func typedObservationOfACustomAttribute() throws {
+        let clerk = Clerk()
+        let log = KVOTypedLog<Double>()
+        let token = try clerk.observe(\.salary, options: [.old, .new]) { clerk, change in log.append(change, of: clerk) }
+        clerk.salary = -1
+        clerk.salary = 3
+        #expect(log.changes.map(\.oldValue) == [0, 0])
+        #expect(log.changes.map(\.newValue) == [0, 3])
+        token.invalidate()
+    }
+
+    // MARK: - Collection proxies
+
+    @Test func anArrayProxyReplacesTheWholeArrayThroughTheSetter() throws {
+        let clerk = Clerk()
+        let log = KVOEventLog()
+        let token = clerk.observe("tags", options: [.old, .new], changeHandler: log.handler(for: "tags"))
+        let tags = try clerk.mutableArrayValue(forKey: "tags")
+        try tags.append("b")
+        try tags.insert("c", at: 0)
+        #expect(clerk.tags == ["b", "c"])
+        try tags.remove(at: 0)
+        #expect(clerk.tags == ["c"])
+        #expect(log.entries == [
+            "tags setting old=[] new=[b] prior=false",
+            "tags setting old=[b] new=[b, c] prior=false",
+            "tags setting old=[b, c] new=[c] prior=false",
+        ])
+        expectKVCError(.indexOutOfRange) { try tags.remove(at: 4) }
+        token.invalidate()
+    }
+
+    @Test func aSetProxyReplacesTheWholeSetThroughTheSetter() throws {
+        let clerk = Clerk()
+        let labels = try clerk.mutableSetValue(forKey: "labels")
+        try labels.insert("Red")
+        try labels.formUnion(["BLUE", "green"])
+        #expect(clerk.labels == ["red", "blue", "green"])
+        try labels.remove("blue")
+        #expect(clerk.labels == ["red", "green"])
+        #expect(try labels.count() == 2)
+        expectKVCError(.typeMismatch) { try labels.insert(3) }
+        #expect(clerk.labels == ["red", "green"])
+    }
+
+    @Test func aProxyForANonCollectionCustomAttributeIsRefused() {
+        let clerk = Clerk()
+        expectKVCError(.notACollection) { _ = try clerk.mutableArrayValue(forKey: "name") }
+        expectKVCError(.notACollection) { _ = try clerk.mutableSetValue(forKey: "tags") }
+    }
+}

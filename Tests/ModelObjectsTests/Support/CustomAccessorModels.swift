@@ -1,0 +1,128 @@
+import Foundation
+import ModelObjects
+
+/// A model whose attributes have custom accessors: a clamping setter with a `didSet` that keeps
+/// a count in step, a normalising setter, a presenting getter, and collection-valued ones.
+final class Clerk: ModelObject {
+    @Attribute var salaryChanges = 0
+    @CustomAttribute(
+        set: { (_: Clerk, newValue: Double) in max(0, newValue) },
+        didSet: { clerk, _ in clerk.salaryChanges += 1 })
+    var salary = 0.0
+    @CustomAttribute(set: { (_: Clerk, newValue: String) in newValue.trimmingCharacters(in: .whitespaces) })
+    var name = ""
+    @CustomAttribute(get: { (_: Clerk, stored: String?) in stored?.uppercased() })
+    var code: String? = nil
+    @CustomAttribute(set: { (_: Clerk, newValue: [String]) in newValue.sorted() })
+    var tags: [String] = []
+    @CustomAttribute(set: { (_: Clerk, newValue: Set<String>) in Set(newValue.map { $0.lowercased() }) })
+    var labels: Set<String> = []
+    @Relationship var desk: Desk?
+}
+
+/// The same keys with plain attributes, to write archives whose values the custom setters
+/// must normalise when they are read back.
+final class PlainClerk: ModelObject {
+    @Attribute var salaryChanges = 0
+    @Attribute var salary = 0.0
+    @Attribute var name = ""
+}
+
+/// Leads to a clerk through a to-one relationship, for key paths.
+final class Desk: ModelObject {
+    @Attribute var number = 0
+    @Relationship var clerk: Clerk?
+}
+
+/// Serves keys through read-only collection accessors only: `months` with `countOf<Key>` and
+/// `objectIn<Key>AtIndex:`, `seasons` with `countOf<Key>`, `enumeratorOf<Key>` and
+/// `memberOf<Key>:`, `projects` (model objects) like `months`. Every accessor call is logged.
+final class Almanac: ModelObject {
+    var monthStorage = ["Jan", "Feb", "Mar"]
+    var seasonStorage: Set<String> = ["spring", "summer"]
+    var projectStorage: [Project] = [Project(name: "A", budget: 10), Project(name: "B", budget: 32)]
+    var calls: [String] = []
+
+    override class func collectionAccessors(forKey key: String) -> CollectionAccessors? {
+        switch key {
+        case "months":
+            return .ordered(
+                count: { (almanac: Almanac) in
+                    almanac.calls.append("countOfMonths")
+                    return almanac.monthStorage.count
+                },
+                objectAt: { almanac, index in
+                    almanac.calls.append("objectInMonthsAtIndex(\(index))")
+                    return almanac.monthStorage[index]
+                })
+        case "projects":
+            return .ordered(
+                count: { (almanac: Almanac) in almanac.projectStorage.count },
+                objectAt: { almanac, index in almanac.projectStorage[index] })
+        case "seasons":
+            return .unordered(
+                count: { (almanac: Almanac) in
+                    almanac.calls.append("countOfSeasons")
+                    return almanac.seasonStorage.count
+                },
+                enumerator: { almanac in
+                    almanac.calls.append("enumeratorOfSeasons")
+                    return AnyIterator(almanac.seasonStorage.makeIterator())
+                },
+                member: { almanac, season in
+                    almanac.calls.append("memberOfSeasons(\(season))")
+                    return almanac.seasonStorage.contains(season) ? season : nil
+                })
+        default:
+            return super.collectionAccessors(forKey: key)
+        }
+    }
+}
+
+/// Serves `notes` (an array) and `tags` (a set) through the undefined-key hooks alone, and logs
+/// what reaches them.
+final class Scrapbook: ModelObject {
+    var extras: [String: Any] = ["notes": ["first"], "tags": Set(["red"])]
+    var writes: [String] = []
+
+    override func value(forUndefinedKey key: String) throws -> Any? {
+        if let value = extras[key] { return value }
+        return try super.value(forUndefinedKey: key)
+    }
+
+    override func setValue(_ value: Any?, forUndefinedKey key: String) throws {
+        guard extras[key] != nil else { return try super.setValue(value, forUndefinedKey: key) }
+        willChangeValue(forKey: key)
+        extras[key] = value
+        didChangeValue(forKey: key)
+        writes.append(key)
+    }
+}
+
+/// A set key with both the single-object and the bulk accessors; every call is logged.
+final class Shelf: ModelObject {
+    var bookStorage: Set<String> = []
+    var calls: [String] = []
+
+    override class func collectionAccessors(forKey key: String) -> CollectionAccessors? {
+        guard key == "books" else { return super.collectionAccessors(forKey: key) }
+        return .unordered(
+            members: { (shelf: Shelf) in shelf.bookStorage },
+            addObject: { shelf, book in
+                shelf.calls.append("addBooksObject(\(book))")
+                shelf.bookStorage.insert(book)
+            },
+            removeObject: { shelf, book in
+                shelf.calls.append("removeBooksObject(\(book))")
+                shelf.bookStorage.remove(book)
+            },
+            add: { shelf, books in
+                shelf.calls.append("addBooks(\(books.sorted().joined(separator: ",")))")
+                shelf.bookStorage.formUnion(books)
+            },
+            remove: { shelf, books in
+                shelf.calls.append("removeBooks(\(books.sorted().joined(separator: ",")))")
+                shelf.bookStorage.subtract(books)
+            })
+    }
+}
