@@ -32,6 +32,15 @@ final class PlainClerk: ModelObject {
 final class Desk: ModelObject {
     @Attribute var number = 0
     @Relationship var clerk: Clerk?
+
+    /// `number` is coerced to its magnitude and must stay below 1000.
+    override class func validator(forKey key: String) -> KeyValueValidator? {
+        guard key == "number" else { return super.validator(forKey: key) }
+        return KeyValueValidator { (_: Desk, number: inout Int) in
+            number = abs(number)
+            if number >= 1000 { throw ValidationError(key: "number", value: number, message: "Desks are numbered below 1000") }
+        }
+    }
 }
 
 /// Serves keys through read-only collection accessors only: `months` with `countOf<Key>` and
@@ -83,14 +92,21 @@ final class Almanac: ModelObject {
 /// what reaches them.
 final class Scrapbook: ModelObject {
     var extras: [String: Any] = ["notes": ["first"], "tags": Set(["red"])]
+    /// Served as the key "drafts"; nil until something is written.
+    var drafts: [String]?
     var writes: [String] = []
 
     override func value(forUndefinedKey key: String) throws -> Any? {
+        if key == "drafts" { return drafts }
         if let value = extras[key] { return value }
         return try super.value(forUndefinedKey: key)
     }
 
     override func setValue(_ value: Any?, forUndefinedKey key: String) throws {
+        if key == "drafts" {
+            drafts = (value as? [Any])?.compactMap { $0 as? String }
+            return
+        }
         guard extras[key] != nil else { return try super.setValue(value, forUndefinedKey: key) }
         willChangeValue(forKey: key)
         extras[key] = value
