@@ -17,9 +17,15 @@ import Foundation
 /// The proxy posts the precise change around each call (when the class notifies automatically
 /// for the key), so the accessors need not notify themselves.
 ///
+/// Accessors that only read (``ordered(count:objectAt:)``,
+/// ``unordered(count:enumerator:member:)``) make a key readable by ``ModelObject/value(forKey:)``,
+/// key paths and collection operators; editing it through a proxy throws
+/// ``KeyValueCodingError/Code/readOnlyKey``.
+///
 /// Corresponds to Cocoa's `countOf<Key>`, `objectIn<Key>AtIndex:`, `insertObject:in<Key>AtIndex:`,
 /// `removeObjectFrom<Key>AtIndex:`, `replaceObjectIn<Key>AtIndex:withObject:` for arrays, and
-/// `add<Key>Object:`, `remove<Key>Object:`, `add<Key>:`, `remove<Key>:`, `intersect<Key>:` for sets.
+/// `countOf<Key>`, `enumeratorOf<Key>`, `memberOf<Key>:`, `add<Key>Object:`, `remove<Key>Object:`,
+/// `add<Key>:`, `remove<Key>:`, `intersect<Key>:` for sets.
 public struct CollectionAccessors {
     enum Accessors {
         case ordered(Ordered)

@@ -99,8 +99,8 @@ public struct CustomAttribute<Object: ModelObject, Value>: PropertyStorage {
                 object.setObservedStorage(at: offset, wrappedKeyPath: { wrappedKeyPath }) { _ in }
                 return
             }
-            let key = object.propertyTable.withDescriptor(atOffset: offset) { $0.key }
-            store(newValue, in: object, at: offset, key: key)
+            let descriptor = object.propertyTable.descriptor(atOffset: offset)
+            store(newValue, in: object, at: offset, descriptor: descriptor)
         }
     }
 
@@ -113,8 +113,9 @@ public struct CustomAttribute<Object: ModelObject, Value>: PropertyStorage {
     }
 
     /// Runs the setter, stores its result and runs `didSet`, between automatic notifications of
-    /// `key` (nil only for a wrapper the key table does not know, which nobody can observe).
-    private static func store(_ newValue: Value, in object: ModelObject, at offset: Int, key: String?) {
+    /// the key (`descriptor` is nil only for a wrapper the key table does not know, which nobody
+    /// can observe).
+    private static func store(_ newValue: Value, in object: ModelObject, at offset: Int, descriptor: PropertyDescriptor?) {
         let typed = unsafeDowncast(object, to: Object.self)
         let body = {
             let wrapper = pointer(in: object, at: offset)
@@ -123,8 +124,8 @@ public struct CustomAttribute<Object: ModelObject, Value>: PropertyStorage {
             wrapper.pointee.storedValue = value
             wrapper.pointee.didSetHook?(typed, old)
         }
-        guard let key else { return body() }
-        object.changeValue(forKey: key, body)
+        guard let descriptor else { return body() }
+        object.changeValue(forKey: descriptor.key, descriptor: descriptor, body)
     }
 
     package typealias StoredValue = Value
@@ -147,7 +148,7 @@ public struct CustomAttribute<Object: ModelObject, Value>: PropertyStorage {
             try object.setNilValueForKey(descriptor.key)
             return
         }
-        store(converted, in: object, at: descriptor.offset, key: descriptor.key)
+        store(converted, in: object, at: descriptor.offset, descriptor: descriptor)
     }
 }
 

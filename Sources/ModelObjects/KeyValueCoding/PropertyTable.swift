@@ -430,7 +430,7 @@ func unboxTrivial<T>(_ value: Any, as type: T.Type) -> T? {
 /// copying the existential: an `Any` is three words of inline buffer followed by the type's
 /// metadata pointer (Swift's stable existential layout), and `T` (`Double`, `Int`, `Bool`) is
 /// always stored inline. A nil optional has a null metadata pointer.
-@inline(__always)
+@inlinable @inline(__always)
 func unboxTrivial<T>(optional value: borrowing Any?, as type: T.Type) -> T? {
     guard MemoryLayout<Any?>.size == 4 * MemoryLayout<UnsafeRawPointer>.size,
           MemoryLayout<T>.size <= 3 * MemoryLayout<UnsafeRawPointer>.size

@@ -55,9 +55,9 @@ public struct KeyValueChange: CustomStringConvertible {
     /// True for the notification sent before the change (``KeyValueObservingOptions/prior``).
     public var isPrior: Bool
     /// Whether ``oldValue`` was delivered (so that a nil there means a nil value, not an absent one).
-    var includesOldValue = false
+    @usableFromInline var includesOldValue = false
     /// Whether ``newValue`` was delivered.
-    var includesNewValue = false
+    @usableFromInline var includesNewValue = false
 
     /// Creates a change.
     public init(

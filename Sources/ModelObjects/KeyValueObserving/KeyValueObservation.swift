@@ -50,7 +50,11 @@ public struct ObservedChange<Value> {
     /// True for the notification sent before the change.
     public var isPrior: Bool
 
-    init(_ change: KeyValueChange) {
+    // Inlinable down to the exact-type read, with the typed `observe` that calls it: specialized
+    // in the caller's module for the property's type, a notification converts its values with a
+    // type check and a load (the typed-versus-string benchmark measures the gain).
+    @inlinable @inline(__always)
+    init(_ change: borrowing KeyValueChange) {
         kind = change.kind
         oldValue = change.includesOldValue ? Self.typed(change.oldValue) : nil
         newValue = change.includesNewValue ? Self.typed(change.newValue) : nil
@@ -61,14 +65,14 @@ public struct ObservedChange<Value> {
     /// The value as `Value`. A value whose dynamic type is exactly `Value` (every setting of a
     /// non-optional property) is read out of the existential without the runtime's general
     /// cast, which costs more than the rest of a notification.
-    @inline(__always)
-    private static func typed(_ value: Any?) -> Value? {
+    @inlinable @inline(__always)
+    static func typed(_ value: Any?) -> Value? {
         if let exact = exactly(value) { return exact }
         return converted(value)
     }
 
-    @inline(__always)
-    private static func exactly(_ value: borrowing Any?) -> Value? {
+    @inlinable @inline(__always)
+    static func exactly(_ value: borrowing Any?) -> Value? {
         if _isPOD(Value.self), MemoryLayout<Value>.size <= 3 * MemoryLayout<UnsafeRawPointer>.size,
            MemoryLayout<Value>.alignment <= MemoryLayout<UnsafeRawPointer>.alignment {
             return unboxTrivial(optional: value, as: Value.self)
@@ -81,7 +85,9 @@ public struct ObservedChange<Value> {
         return _openExistential(value, do: open)
     }
 
-    private static func converted(_ value: Any?) -> Value? {
+    /// The general conversion, for values of another type (a nil, an `Int` for a `Double?`).
+    @usableFromInline
+    static func converted(_ value: Any?) -> Value? {
         guard let value else {
             // A nil value of an optional property is `.some(nil)`, as in Foundation.
             return (Value.self as? any OptionalValue.Type)?.noneValue as? Value

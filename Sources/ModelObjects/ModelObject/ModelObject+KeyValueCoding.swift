@@ -118,7 +118,11 @@ extension ModelObject {
 
     /// A live, mutable proxy for an ordered to-many key (or an array attribute).
     ///
-    /// - Throws: ``KeyValueCodingError/Code/undefinedKey`` for an unknown key,
+    /// Besides declared arrays and keys with collection accessors, the proxy serves any key
+    /// key-value coding reads as an array (a ``CustomAttribute``, read-only accessors, the
+    /// undefined-key hooks): see ``MutableArrayProxy`` for how it edits each.
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/undefinedKey`` for a key nothing serves,
     ///   ``KeyValueCodingError/Code/notACollection`` when the key does not hold an array.
     ///
     /// Corresponds to `-[NSObject mutableArrayValueForKey:]`.
@@ -128,7 +132,11 @@ extension ModelObject {
 
     /// A live, mutable proxy for an unordered to-many key (or a set attribute).
     ///
-    /// - Throws: ``KeyValueCodingError/Code/undefinedKey`` for an unknown key,
+    /// Besides declared sets and keys with collection accessors, the proxy serves any key
+    /// key-value coding reads as a set (a ``CustomAttribute``, read-only accessors, the
+    /// undefined-key hooks): see ``MutableSetProxy`` for how it edits each.
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/undefinedKey`` for a key nothing serves,
     ///   ``KeyValueCodingError/Code/notACollection`` when the key does not hold a set.
     ///
     /// Corresponds to `-[NSObject mutableSetValueForKey:]`.
@@ -167,8 +175,8 @@ extension KeyValueCodingKeyPaths {
     /// The key of a declared property named by a typed key path: `"salary"` for
     /// `\Employee.salary`.
     ///
-    /// Works for key paths of one component that name an ``Attribute``, a ``Relationship`` or a
-    /// ``Derived`` key. The answer is cached per class. Limitation: for a key path rooted at a
+    /// Works for key paths of one component that name an ``Attribute``, a ``CustomAttribute``
+    /// (without calling its accessors), a ``Relationship`` or a ``Derived`` key. The answer is cached per class. Limitation: for a key path rooted at a
     /// subclass, a computed property of the subclass that only forwards to one inherited declared
     /// property of the same type is taken for that property.
     ///
@@ -193,7 +201,7 @@ extension KeyValueCodingKeyPaths {
         else {
             throw KeyValueCodingError(
                 .unmappableKeyPath, key: "\(keyPath)", className: String(reflecting: Self.self),
-                message: "the key path does not name a property declared with @Attribute, @Relationship or @Derived")
+                message: "the key path does not name a property declared with @Attribute, @CustomAttribute, @Relationship or @Derived")
         }
         propertyTable.cacheKey(key, for: keyPath)
         return key

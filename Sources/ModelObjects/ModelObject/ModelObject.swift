@@ -166,9 +166,15 @@ open class ModelObject: Hashable, CustomStringConvertible {
     /// proxies call instead of replacing the whole collection.
     ///
     /// Override it to return ``CollectionAccessors/ordered(count:objectAt:insert:remove:replace:)``
-    /// or ``CollectionAccessors/unordered(add:remove:)`` for the key; call `super` for other keys.
+    /// or ``CollectionAccessors/unordered(members:addObject:removeObject:add:remove:intersect:)``
+    /// for the key, or the read-only ``CollectionAccessors/ordered(count:objectAt:)`` and
+    /// ``CollectionAccessors/unordered(count:enumerator:member:)``; call `super` for other keys.
+    /// A key the class does not declare but serves with accessors that read is answered by
+    /// ``value(forKey:)`` too (through the default ``value(forUndefinedKey:)``), so key paths
+    /// and collection operators reach it.
     ///
-    /// Corresponds to Cocoa's search for `insertObject:in<Key>AtIndex:`,
+    /// Corresponds to Cocoa's search for `countOf<Key>`, `objectIn<Key>AtIndex:`,
+    /// `enumeratorOf<Key>`, `memberOf<Key>:`, `insertObject:in<Key>AtIndex:`,
     /// `removeObjectFrom<Key>AtIndex:`, `add<Key>Object:` and their relatives.
     open class func collectionAccessors(forKey key: String) -> CollectionAccessors? {
         nil

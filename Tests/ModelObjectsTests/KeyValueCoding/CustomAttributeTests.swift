@@ -106,6 +106,17 @@ import Testing
         #expect(decoded.name == "Ada" && decoded.salary == 50 && decoded.tags == ["a", "x"])
     }
 
+    @Test func sequentialUnarchivingCallsTheSetters() throws {
+        let clerk = Clerk()
+        clerk.name = "Ada"
+        clerk.salary = 50
+        let data = try SequentialArchiver.archivedData(withRootObject: clerk)
+        let decoded = try #require(try SequentialUnarchiver.unarchivedObject(ofClass: Clerk.self, from: data))
+        #expect(decoded.name == "Ada" && decoded.salary == 50)
+        // The archived count (1), then setting the salary while decoding counted once more.
+        #expect(decoded.salaryChanges == 2)
+    }
+
     @Test func copyingCallsTheSetters() {
         let clerk = Clerk()
         clerk.salary = 10
