@@ -67,7 +67,8 @@ public struct CollectionAccessors {
 
         /// The elements, read with `count` and `objectAt`.
         func elements(of object: ModelObject) throws -> [Any] {
-            let count = try count(object)
+            // A count below zero (an accessor's bug) reads as empty rather than trapping.
+            let count = max(0, try count(object))
             var elements: [Any] = []
             elements.reserveCapacity(count)
             for index in 0..<count { elements.append(try objectAt(object, index)) }

@@ -239,7 +239,7 @@ public final class MutableArrayProxy {
 
     /// Removes every element; observers see one removal of all of them.
     public func removeAll() throws {
-        try remove(at: IndexSet(integersIn: 0..<(try count())))
+        try remove(at: IndexSet(integersIn: 0..<max(0, try count())))
     }
 
     /// Replaces the element at `index`; observers see one replacement.
