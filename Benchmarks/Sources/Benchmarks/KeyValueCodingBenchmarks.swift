@@ -42,7 +42,40 @@ enum KeyValueCodingBenchmarks: BenchmarkGroup {
 
         checkBothSidesAgree(employees, plainEmployees, bigDepartment, plainBigDepartment)
 
+        // A salary with a custom setter and getter, for the cost of `@CustomAttribute`'s hooks.
+        let clamped = Pool((0..<poolSize).map { index in
+            let employee = ClampedEmployee()
+            employee.salary = Double(50_000 + index)
+            return employee
+        })
+
         return [
+            Benchmark(
+                name: "typed get through `@CustomAttribute` (getter hook)",
+                target: .nanoseconds(40),
+                baselineDescription: "`employee.salary` declared with `@Attribute` (no hooks)",
+                isSupplementary: true,
+                measured: { iterations in
+                    var bits: UInt64 = 0
+                    for i in 0..<iterations { bits ^= clamped.with(i) { readSalary($0) }.bitPattern }
+                    blackHole(bits)
+                },
+                baseline: { iterations in
+                    var bits: UInt64 = 0
+                    for i in 0..<iterations { bits ^= employees.with(i) { readSalary($0) }.bitPattern }
+                    blackHole(bits)
+                }),
+            Benchmark(
+                name: "typed set through `@CustomAttribute` (setter and didSet hooks)",
+                target: .nanoseconds(40),
+                baselineDescription: "`employee.salary = x` declared with `@Attribute` (no hooks)",
+                isSupplementary: true,
+                measured: { iterations in
+                    for i in 0..<iterations { clamped.with(i) { writeSalary($0, Double(i)) } }
+                },
+                baseline: { iterations in
+                    for i in 0..<iterations { employees.with(i) { writeSalary($0, Double(i)) } }
+                }),
             Benchmark(
                 name: "typed get `employee.salary`",
                 target: .ratio(2),
@@ -186,6 +219,22 @@ func readSalary(_ employee: Employee) -> Double { employee.salary }
 
 @inline(never)
 func readSalary(_ employee: PlainEmployee) -> Double { employee.salary }
+
+@inline(never)
+func readSalary(_ employee: ClampedEmployee) -> Double { employee.salary }
+
+@inline(never)
+func writeSalary(_ employee: ClampedEmployee, _ salary: Double) { employee.salary = salary }
+
+/// An employee whose salary has custom accessors: a getter, a clamping setter and a `didSet`.
+final class ClampedEmployee: ModelObject {
+    @Attribute var raises = 0
+    @CustomAttribute(
+        get: { (_: ClampedEmployee, stored: Double) in stored },
+        set: { (_: ClampedEmployee, newValue: Double) in max(0, newValue) },
+        didSet: { employee, _ in employee.raises &+= 1 })
+    var salary = 0.0
+}
 
 @inline(never)
 func writeSalary(_ employee: Employee, _ salary: Double) { employee.salary = salary }

@@ -237,6 +237,13 @@ extension KeyValueCodingKeyPaths {
 }
 
 extension ModelObject {
+    /// Whether a key-path probe is installed (``KeyValueCodingKeyPaths/key(for:)`` is mapping a
+    /// typed key path to its key), during which custom accessors do not run.
+    @usableFromInline
+    final var isProbingKeyPaths: Bool {
+        observationState?.isProbe ?? false
+    }
+
     /// Records the key of a derived property read while a key-path probe is installed.
     @usableFromInline
     final func recordDerivedProbe(at offset: Int, wrappedKeyPath: @autoclosure () -> AnyKeyPath) {
