@@ -329,3 +329,18 @@ extension CollectionAccessors {
         return CollectionAccessors(accessors: .both(orderedAccessors, unorderedAccessors), isFrameworkDefault: true)
     }
 }
+
+extension CollectionAccessors {
+    /// The class's accessors for a mutable proxy of `object`'s key, unless they cannot serve
+    /// this object's key (the managed layer's defaults for a key its entity does not model):
+    /// the key is then left to key-value coding, whose undefined-key hooks may serve it.
+    static func forProxy(of object: ModelObject, forKey key: String) throws -> CollectionAccessors? {
+        guard let accessors = type(of: object).collectionAccessors(forKey: key) else { return nil }
+        do {
+            try accessors.checkObject?(object)
+        } catch KeyValueCodingError.Code.undefinedKey {
+            return nil
+        }
+        return accessors
+    }
+}

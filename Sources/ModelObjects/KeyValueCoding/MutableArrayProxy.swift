@@ -42,9 +42,7 @@ public final class MutableArrayProxy {
     init(object: ModelObject, key: String) throws {
         self.object = object
         self.key = key
-        let allAccessors = type(of: object).collectionAccessors(forKey: key)
-        try allAccessors?.checkObject?(object)
-        let classAccessors = allAccessors?.accessors.ordered
+        let classAccessors = try CollectionAccessors.forProxy(of: object, forKey: key)?.accessors.ordered
         descriptor = object.propertyTable.descriptor(forKey: key)
         if let classAccessors, classAccessors.mutators != nil {
             accessors = classAccessors

@@ -37,9 +37,7 @@ public final class MutableSetProxy {
     init(object: ModelObject, key: String) throws {
         self.object = object
         self.key = key
-        let allAccessors = type(of: object).collectionAccessors(forKey: key)
-        try allAccessors?.checkObject?(object)
-        let classAccessors = allAccessors?.accessors.unordered
+        let classAccessors = try CollectionAccessors.forProxy(of: object, forKey: key)?.accessors.unordered
         let descriptor = object.propertyTable.descriptor(forKey: key)
         self.descriptor = descriptor
         let stored: Any.Type?? = descriptor.map { descriptor in
