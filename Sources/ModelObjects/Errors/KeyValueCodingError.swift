@@ -26,7 +26,8 @@ public struct KeyValueCodingError: Error, CustomStringConvertible, Sendable {
         /// Nil was given for a property that cannot hold nil, and `setNilValueForKey(_:)` did
         /// not handle it.
         public static let nilValueForNonOptional = Code(rawValue: 3)
-        /// The key names a read-only property, such as a derived key.
+        /// The key names a read-only property: a derived key, or one served by read-only
+        /// collection accessors (also when edited through a mutable collection proxy).
         public static let readOnlyKey = Code(rawValue: 4)
         /// The key path is empty or has an empty segment (`"department..name"`).
         public static let malformedKeyPath = Code(rawValue: 5)
