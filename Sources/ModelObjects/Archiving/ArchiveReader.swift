@@ -75,6 +75,16 @@ final class ArchiveReader {
         resolvedClasses.removeAll()
     }
 
+    /// Forgets the objects already decoded, after the allowed classes changed: an object made
+    /// under the old rules must not come back from the cache without its class being checked
+    /// again. Objects still being decoded keep their place so references back to them resolve.
+    func forgetDecodedObjects() {
+        for index in decodedFlags.indices where decodedFlags[index] == .done {
+            decodedFlags[index] = .pending
+            decoded[index] = nil
+        }
+    }
+
     /// Sets the common stored types straight from the archived value, without boxing it in
     /// `Any` and casting it back: what ``decodeProperty(_:of:from:)`` does for them, through
     /// the same setter. False, having done nothing, for anything else (which takes the general

@@ -38,6 +38,8 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
     /// named class passes), and so must Foundation's containers (``ArchiveClass/array``,
     /// ``ArchiveClass/dictionary``, …); Foundation's value classes always pass. Any other class
     /// throws ``ArchiveError/Code/classNotAllowed`` naming it, and its `init(coder:)` never runs.
+    /// Setting it forgets the objects decoded so far, so a later decode makes them again under
+    /// the new rules.
     ///
     /// Corresponds to the allowed classes of Cocoa's secure coding (`requiresSecureCoding` and
     /// `decodeObjectOfClasses:forKey:`); differences: one set for the whole graph, checked for
@@ -46,6 +48,7 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
         didSet {
             allowed = allowedClasses.map(AllowedClasses.init)
             reader.forgetResolvedClasses()
+            reader.forgetDecodedObjects()
         }
     }
 

@@ -161,8 +161,19 @@ final class Contractor: Employee {}
 
     @Test func withoutAllowedClassesEveryKnownClassDecodes() throws {
         let data = try hostileDepartmentArchive(probe: String(reflecting: UnguardedProbe.self))
+        let before = UnguardedProbe.initializations.load(ordering: .relaxed)
         #expect(throws: ArchiveError.self) { try KeyedUnarchiver.unarchivedObject(ofClass: Department.self, from: data) }
         // The type check on the employees property comes only after the object was made.
-        #expect(UnguardedProbe.initializations.load(ordering: .relaxed) == 1)
+        #expect(UnguardedProbe.initializations.load(ordering: .relaxed) == before + 1)
+    }
+
+    @Test func objectsDecodedBeforeAllowedClassesWereSetAreCheckedAgain() throws {
+        let data = try KeyedArchiver.archivedData(withRootObject: UnguardedProbe())
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+        #expect(try unarchiver.decodeObject(forKey: "root") is UnguardedProbe)
+        unarchiver.allowedClasses = [.array]
+        expectRefused(String(reflecting: UnguardedProbe.self)) { try unarchiver.decodeObject(forKey: "root") }
+        unarchiver.allowedClasses = nil
+        #expect(try unarchiver.decodeObject(forKey: "root") is UnguardedProbe)
     }
 }
