@@ -7,7 +7,11 @@ import Synchronization
 /// are registered from the start, all keyed archives written with ModelObjects' `KeyedArchiver`:
 /// ``secureUnarchiveFromDataName`` (Core Data's default for transformable attributes that name
 /// no transformer), `"NSSecureUnarchiveFromDataTransformer"` (the same, as Xcode's model editor
-/// names it) and ``keyedUnarchiveFromDataName``.
+/// names it) and ``keyedUnarchiveFromDataName``. The first two decode securely, as Foundation's
+/// do: only arrays, dictionaries, sets and Foundation's value classes, so an attribute holding
+/// model objects needs a transformer of its own that names them (with
+/// `KeyedUnarchiver.unarchivedObject(ofClasses:from:)`); ``keyedUnarchiveFromDataName`` decodes
+/// any known class.
 ///
 /// ```swift
 /// ValueTransformerRegistry.register(ColorTransformer(), forName: "ColorTransformer")
@@ -31,10 +35,11 @@ public enum ValueTransformerRegistry {
     public static let keyedUnarchiveFromDataName = "NSKeyedUnarchiveFromData"
 
     private static let transformers = Mutex<[String: any ValueTransforming]>([
-        secureUnarchiveFromDataName: KeyedArchiveValueTransformer(),
-        keyedUnarchiveFromDataName: KeyedArchiveValueTransformer(),
+        secureUnarchiveFromDataName: KeyedArchiveValueTransformer(allowedClasses: KeyedArchiveValueTransformer.secureClasses),
+        keyedUnarchiveFromDataName: KeyedArchiveValueTransformer(allowedClasses: nil),
         // The class name Xcode's model editor writes for the default transformer.
-        "NSSecureUnarchiveFromDataTransformer": KeyedArchiveValueTransformer(),
+        "NSSecureUnarchiveFromDataTransformer": KeyedArchiveValueTransformer(
+            allowedClasses: KeyedArchiveValueTransformer.secureClasses),
     ])
 
     /// Registers `transformer` under `name`, replacing any transformer registered under it.

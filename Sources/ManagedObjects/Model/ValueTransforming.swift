@@ -38,15 +38,25 @@ public protocol ValueTransforming: Sendable {
     func reverseTransformedValue(_ data: Data) throws -> Any
 }
 
-/// The transformer registered by default as `"NSSecureUnarchiveFromData"` and
-/// `"NSKeyedUnarchiveFromData"`: keyed archives written with ModelObjects' `KeyedArchiver`.
+/// The transformers registered by default: keyed archives written with ModelObjects'
+/// `KeyedArchiver`. With `allowedClasses` (`"NSSecureUnarchiveFromData"`), reading refuses any
+/// class outside them before it is made, so store bytes cannot instantiate arbitrary model
+/// classes; without (`"NSKeyedUnarchiveFromData"`), every known class decodes.
 struct KeyedArchiveValueTransformer: ValueTransforming {
+    /// Foundation's `NSSecureUnarchiveFromDataTransformer.allowedTopLevelClasses`: its
+    /// containers; the value classes it lists always pass.
+    static let secureClasses: Set<ArchiveClass> = [.array, .dictionary, .set]
+
+    let allowedClasses: Set<ArchiveClass>?
+
     func transformedValue(_ value: Any) throws -> Data {
         try KeyedArchiver.archivedData(withRootObject: value)
     }
 
     func reverseTransformedValue(_ data: Data) throws -> Any {
-        guard let value = try KeyedUnarchiver.unarchivedObject(from: data) else {
+        let value = try allowedClasses.map { try KeyedUnarchiver.unarchivedObject(ofClasses: $0, from: data) }
+            ?? KeyedUnarchiver.unarchivedObject(from: data)
+        guard let value else {
             throw ArchiveError(.valueNotFound, key: "root", message: "the archive's root object is nil")
         }
         return value

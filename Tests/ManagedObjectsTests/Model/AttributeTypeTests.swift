@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import ManagedObjects
+import ModelObjects
+import SampleModels
 
 @Suite struct AttributeTypeTests {
     @Test(arguments: [
@@ -135,5 +137,23 @@ import Testing
         #expect(ValueTransformerRegistry.transformer(forName: "NSKeyedUnarchiveFromData") != nil)
         // The name Xcode's model editor writes for the default.
         #expect(ValueTransformerRegistry.transformer(forName: "NSSecureUnarchiveFromDataTransformer") != nil)
+    }
+
+    @Test func secureDefaultTransformersRefuseModelClassesFromStoreBytes() throws {
+        let data = try KeyedArchiver.archivedData(withRootObject: Department(name: "Research"))
+        for name in ["NSSecureUnarchiveFromData", "NSSecureUnarchiveFromDataTransformer"] {
+            let transformer = try #require(ValueTransformerRegistry.transformer(forName: name))
+            #expect {
+                try transformer.reverseTransformedValue(data)
+            } throws: { error in
+                (error as? ArchiveError)?.code == .classNotAllowed
+                    && (error as? ArchiveError)?.className == String(reflecting: Department.self)
+            }
+            let values: [String: Any] = ["tags": Set(["a"]), "list": [1, 2], "when": Date(timeIntervalSinceReferenceDate: 1)]
+            let decoded = try transformer.reverseTransformedValue(try transformer.transformedValue(values))
+            #expect((decoded as? [String: Any])?.count == 3)
+        }
+        let unchecked = try #require(ValueTransformerRegistry.transformer(forName: "NSKeyedUnarchiveFromData"))
+        #expect((try unchecked.reverseTransformedValue(data) as? Department)?.name == "Research")
     }
 }
