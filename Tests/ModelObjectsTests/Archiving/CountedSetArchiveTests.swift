@@ -105,15 +105,24 @@ import Testing
         expectArchiveError(.corruptArchive, data)
     }
 
-    @Test func countsAddRemoveAndSaturate() {
-        var set = CountedSet<String>()
-        set.insert("a")
-        set.insert("a", count: 2)
-        set.insert("b", count: 0)
-        #expect(set.count(for: "a") == 3 && !set.contains("b") && set.count == 1)
-        #expect(set.remove("a") == 2)
-        #expect(set.remove("zzz") == 0)
-        set.insert("a", count: Int.max)
-        #expect(set.count(for: "a") == Int.max)
+    @Test func typedCountedSetReadsBackAsItsType() throws {
+        let bag = WordBag()
+        bag.words = ["to", "be", "to"]
+        let data = try KeyedArchiver.archivedData(withRootObject: bag)
+        let copy = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: WordBag.self, from: data))
+        #expect(copy.words.count(for: "to") == 2 && copy.words.count(for: "be") == 1)
+
+        let root = try KeyedArchiver.archivedData(withRootObject: CountedSet(["x", "x"]))
+        let typed = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: CountedSet<String>.self, from: root))
+        #expect(typed.count(for: "x") == 2)
+        let numbers = try KeyedArchiver.archivedData(withRootObject: CountedSet([1, 1]))
+        #expect {
+            try KeyedUnarchiver.unarchivedObject(ofClass: CountedSet<String>.self, from: numbers)
+        } throws: { ($0 as? ArchiveError)?.code == .typeMismatch }
     }
+}
+
+/// A model object with a typed counted-set property.
+final class WordBag: ModelObject {
+    @Attribute var words = CountedSet<String>()
 }
