@@ -63,11 +63,35 @@ public final class BinaryStore: PersistentStore {
                 message: "\(url.path) was written with another model: " + differences.joined(separator: "; "))
         }
         identifier = file.identifier
+        do {
+            state = Mutex(try Self.state(of: file, model: model))
+        } catch var error as PersistenceError {
+            // The JSON parsed but its content does not: the file is as damaged as a truncated one.
+            error.message = "\(url.path) is not a readable binary store: \(error.message)"
+            error.fileURL = url
+            error.isCorruptFile = true
+            throw error
+        }
+    }
+
+    /// The records and key counter of a decoded file, checked against `model`.
+    ///
+    /// - Throws: ``PersistenceError/Code/invalidStore`` for a record of an unknown entity, a
+    ///   value that cannot be read back, or a key counter not above every stored key.
+    private static func state(of file: BinaryStoreFile, model: ManagedObjectModel) throws -> State {
+        guard file.nextPrimaryKey > 0 else {
+            throw PersistenceError(.invalidStore, message: "the next primary key \(file.nextPrimaryKey) is not positive")
+        }
         var loaded = State()
         loaded.nextPrimaryKey = file.nextPrimaryKey
         for entry in file.records {
             guard let entity = model.entity(named: entry.entity) else {
-                throw PersistenceError(.invalidStore, message: "\(url.path) holds a record of unknown entity '\(entry.entity)'")
+                throw PersistenceError(.invalidStore, message: "a record names unknown entity '\(entry.entity)'")
+            }
+            guard entry.key < file.nextPrimaryKey else {
+                throw PersistenceError(
+                    .invalidStore,
+                    message: "record key \(entry.key) is not below the next primary key \(file.nextPrimaryKey)")
             }
             let id = ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: file.identifier, primaryKey: entry.key))
             var values: [StoreValue] = []
@@ -75,7 +99,7 @@ public final class BinaryStore: PersistentStore {
             for value in entry.values { values.append(try value.storeValue(model: model, storeIdentifier: file.identifier)) }
             loaded.records[id] = StoreRecord(objectID: id, version: entry.version, values: values)
         }
-        state = Mutex(loaded)
+        return loaded
     }
 
     /// The entities whose version hashes differ between the file and the model, as sentences.
@@ -95,10 +119,16 @@ public final class BinaryStore: PersistentStore {
 
     /// Reserves `count` keys, unique in the store.
     public func newPrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64] {
-        state.withLock { state in
+        try state.withLock { state in
             let first = state.nextPrimaryKey
-            state.nextPrimaryKey += Int64(count)
-            return Array(first..<(first + Int64(count)))
+            let (end, overflow) = first.addingReportingOverflow(Int64(count))
+            guard count >= 0, !overflow else {
+                throw PersistenceError(
+                    .operationFailed, message: "\(fileURL.path) has no primary keys left for \(count) new objects of \(entity.name)",
+                    fileURL: fileURL)
+            }
+            state.nextPrimaryKey = end
+            return Array(first..<end)
         }
     }
 

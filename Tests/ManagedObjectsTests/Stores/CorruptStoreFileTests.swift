@@ -97,6 +97,62 @@ import Testing
         expectCorruptFile(try openError(.binary, at: url), url)
     }
 
+    /// A binary store holding one department with a budget, its JSON text edited by `edit`.
+    func editedBinaryStore(in directory: TemporaryDirectory, _ edit: (String) -> String) throws -> URL {
+        let url = directory.file("Store.binary")
+        do {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
+            try coordinator.addPersistentStore(type: .binary, at: url)
+            let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+            let department = try context.insertNewObject(forEntityName: "Department")
+            try department.setValue("Research", forKey: "name")
+            try department.setValue(Decimal(string: "12.5"), forKey: "budget")
+            try context.save()
+        }
+        let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
+        let edited = edit(text)
+        #expect(edited != text, "the edit changed nothing")
+        try Data(edited.utf8).write(to: url)
+        return url
+    }
+
+    @Test(arguments: [
+        ("\"entity\":\"Department\"", "\"entity\":\"Ghost\""),
+        ("\"_0\":\"12.5\"", "\"_0\":\"twelve\""),
+        ("\"nextPrimaryKey\":2", "\"nextPrimaryKey\":1"),
+        ("\"nextPrimaryKey\":2", "\"nextPrimaryKey\":-5"),
+    ])
+    func binaryStoreWithBadContentIsACorruptFile(find: String, replacement: String) throws {
+        let directory = try TemporaryDirectory()
+        let url = try editedBinaryStore(in: directory) { $0.replacingOccurrences(of: find, with: replacement) }
+        expectCorruptFile(try openError(.binary, at: url), url)
+    }
+
+    @Test func binaryStoreOutOfPrimaryKeysThrows() throws {
+        let directory = try TemporaryDirectory()
+        let url = try editedBinaryStore(in: directory) {
+            $0.replacingOccurrences(of: "\"nextPrimaryKey\":2", with: "\"nextPrimaryKey\":\(Int64.max)")
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
+        try coordinator.addPersistentStore(type: .binary, at: url)
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        try context.insertNewObject(forEntityName: "Department").setValue("Sales", forKey: "name")
+        #expect { try context.save() } throws: { ($0 as? PersistenceError) != nil }
+    }
+
+    @Test func unreadableStoreLocationIsNotACorruptFile() throws {
+        let directory = try TemporaryDirectory()
+        let folder = directory.file("Folder.binary")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let binary = try openError(.binary, at: folder)
+        #expect(!binary.isCorruptFile && (binary as NSError).code == 134_000)
+
+        let blocker = directory.file("NotAFolder")
+        try Data("x".utf8).write(to: blocker)
+        let sqlite = try openError(.sqlite, at: blocker.appendingPathComponent("Store.sqlite"))
+        #expect(!sqlite.isCorruptFile && (sqlite as NSError).code != NSFileReadCorruptFileError)
+    }
+
     @Test func storeOfAnUnavailableTypeIsNotACorruptFile() throws {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
         do {
