@@ -255,7 +255,13 @@ final class ArchiveWriter {
         var entries: [(key: String, value: PropertyListValue)] = [(key: "NS.count", value: .integer(0))]
         var index = 0
         countedSet.forEachMemberAndCount { member, count in
-            entries.append((key: "NS.object\(index)", value: .uid(reference(to: member, key: key))))
+            let uid = reference(to: member, key: key)
+            if uid == 0 {
+                // NSCountedSet cannot hold nil, and the reader rejects a member at UID 0.
+                recordError(ArchiveError(
+                    .invalidValue, key: key, className: "NSCountedSet", message: "a counted set member is nil"))
+            }
+            entries.append((key: "NS.object\(index)", value: .uid(uid)))
             entries.append((key: "NS.count\(index)", value: .integer(Int64(count))))
             index += 1
         }

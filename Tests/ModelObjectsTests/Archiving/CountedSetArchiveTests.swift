@@ -105,6 +105,13 @@ import Testing
         expectArchiveError(.corruptArchive, data)
     }
 
+    @Test func countedSetHoldingNilIsNotArchived() throws {
+        let set: CountedSet<String?> = ["a", nil, nil]
+        #expect {
+            try KeyedArchiver.archivedData(withRootObject: set)
+        } throws: { ($0 as? ArchiveError)?.code == .invalidValue }
+    }
+
     @Test func typedCountedSetReadsBackAsItsType() throws {
         let bag = WordBag()
         bag.words = ["to", "be", "to"]
