@@ -49,10 +49,14 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
             allowed = allowedClasses.map(AllowedClasses.init)
             reader.forgetResolvedClasses()
             reader.forgetDecodedObjects()
+            firstRefusal = nil
         }
     }
 
     private var allowed: AllowedClasses?
+    /// The first class refused, kept so that a refusal an `init(coder:)` swallowed (`try?`)
+    /// still fails ``unarchivedObject(ofClasses:from:)``, as Foundation's does.
+    private var firstRefusal: ArchiveError?
     private let reader: ArchiveReader
     /// The bodies of the objects being decoded, innermost last. Used by one thread at a time.
     @exclusivity(unchecked) private var frames: [PropertyListDictionary]
@@ -86,9 +90,11 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
     }
 
     /// Decodes the root object of an archive written with
-    /// ``KeyedArchiver/archivedData(withRootObject:format:)`` (the `root` key).
+    /// ``KeyedArchiver/archivedData(withRootObject:format:)`` (the `root` key), creating objects
+    /// of any known class: for an archive from an untrusted source, use
+    /// ``unarchivedObject(ofClasses:from:)``.
     ///
-    /// Corresponds to `+[NSKeyedUnarchiver unarchivedObjectOfClasses:fromData:error:]`.
+    /// Corresponds to `+[NSKeyedUnarchiver unarchiveTopLevelObjectWithData:error:]`.
     public static func unarchivedObject(from data: Data) throws -> Any? {
         try KeyedUnarchiver(forReadingFrom: data).decodeObject(forKey: "root")
     }
@@ -102,14 +108,16 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
     ///     ofClasses: [.class(Department.self), .class(Employee.self), .array], from: untrusted)
     /// ```
     ///
-    /// - Throws: ``ArchiveError/Code/classNotAllowed`` naming the first class refused, and the
-    ///   errors of ``unarchivedObject(from:)``.
+    /// - Throws: ``ArchiveError/Code/classNotAllowed`` naming the first class refused (even when
+    ///   a custom `init(coder:)` caught it), and the errors of ``unarchivedObject(from:)``.
     ///
     /// Corresponds to `+[NSKeyedUnarchiver unarchivedObjectOfClasses:fromData:error:]`.
     public static func unarchivedObject(ofClasses classes: Set<ArchiveClass>, from data: Data) throws -> Any? {
         let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
         unarchiver.allowedClasses = classes
-        return try unarchiver.decodeObject(forKey: "root")
+        let root = try unarchiver.decodeObject(forKey: "root")
+        if let refusal = unarchiver.firstRefusal { throw refusal }
+        return root
     }
 
     /// Decodes the root object of an archive and checks its type.
@@ -154,9 +162,11 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
 
     func refusal(forClassNamed name: String, codingClass: (any Coding.Type)?) -> ArchiveError? {
         guard let allowed, !allowed.allows(className: name, codingClass: codingClass) else { return nil }
-        return ArchiveError(
+        let refusal = ArchiveError(
             .classNotAllowed, className: name,
             message: "the archive contains an object of class '\(name)', which is not among the allowed classes (\(allowed.names.joined(separator: ", ")))")
+        if firstRefusal == nil { firstRefusal = refusal }
+        return refusal
     }
 
     func codingClass(named name: String) -> (any Coding.Type)? {

@@ -45,6 +45,18 @@ final class UnguardedProbe: ModelObject {
     required init() { super.init() }
 }
 
+/// A class whose `init(coder:)` swallows the errors of decoding its payload.
+final class ForgivingHolder: ModelObject {
+    var payload: Any?
+
+    required init(coder: Coder) throws {
+        payload = try? coder.decodeObject(forKey: "payload")
+        try super.init(coder: coder)
+    }
+
+    required init() { super.init() }
+}
+
 /// A subclass of the sample Employee, allowed through its superclass.
 final class Contractor: Employee {}
 
@@ -165,6 +177,21 @@ final class Contractor: Employee {}
         #expect(throws: ArchiveError.self) { try KeyedUnarchiver.unarchivedObject(ofClass: Department.self, from: data) }
         // The type check on the employees property comes only after the object was made.
         #expect(UnguardedProbe.initializations.load(ordering: .relaxed) == before + 1)
+    }
+
+    @Test func refusalSwallowedByInitCoderStillFailsTheDecode() throws {
+        let data = try keyedArchive(objects: [
+            .string("$null"),
+            .dictionary([(key: "payload", value: .uid(3)), (key: "$class", value: .uid(2))]),
+            classDictionary(String(reflecting: ForgivingHolder.self)),
+            .dictionary([(key: "$class", value: .uid(4))]),
+            classDictionary(refusedName),
+        ])
+        let before = RefusedProbe.initializations.load(ordering: .relaxed)
+        expectRefused(refusedName) {
+            try KeyedUnarchiver.unarchivedObject(ofClasses: [.class(ForgivingHolder.self)], from: data)
+        }
+        #expect(RefusedProbe.initializations.load(ordering: .relaxed) == before)
     }
 
     @Test func objectsDecodedBeforeAllowedClassesWereSetAreCheckedAgain() throws {
