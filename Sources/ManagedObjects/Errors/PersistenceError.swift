@@ -116,19 +116,20 @@ public struct PersistenceError: Error, CustomStringConvertible, Sendable {
         self.sqliteResultCode = sqliteResultCode
     }
 
-    /// `"PersistenceError 133020: message"`, with the object, file and SQL when known.
+    /// `"PersistenceError 133020: message"`, with the object, file and SQL when known (the file
+    /// once: not again when the message names it).
     public var description: String {
         var text = "PersistenceError \(code.rawValue): \(message)"
         if let objectID { text += " [\(objectID)]" }
-        if let fileURL { text += " [file \(fileURL.path)]" }
+        if let fileURL, !message.contains(fileURL.path) { text += " [file \(fileURL.path)]" }
         if let sql { text += " [SQL: \(sql)]" }
         return text
     }
 }
 
 extension PersistenceError: CustomNSError, LocalizedError {
-    /// The `NSError` user-info key holding ``code``'s number when the bridged code differs
-    /// (`"ModelObjectsPersistenceErrorCode"`).
+    /// The `NSError` user-info key holding ``code``'s number, always present, so it survives a
+    /// corrupt file bridging to 259 (`"ModelObjectsPersistenceErrorCode"`).
     public static let detailCodeKey = "ModelObjectsPersistenceErrorCode"
 
     /// Cocoa's error domain, where Core Data's codes live.
