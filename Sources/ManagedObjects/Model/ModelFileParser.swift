@@ -214,11 +214,7 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
             deleteRule = rule
         }
         func count(_ key: String) throws -> Int? {
-            guard let text = attributes[key] else { return nil }
-            guard let count = Int(text) else {
-                throw failure(parser, "\(key) \"\(text)\" of relationship '\(name)' is not a count")
-            }
-            return count
+            try self.count(key, of: "relationship '\(name)'", in: attributes, parser)
         }
         let toMany = try flag("toMany", in: attributes, parser)
         return Property(
@@ -239,11 +235,7 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
     ) throws -> FetchRequestTemplate {
         let entityName = try required("entity", of: "fetchRequest", in: attributes, parser)
         func number(_ key: String) throws -> Int {
-            guard let text = attributes[key] else { return 0 }
-            guard let number = Int(text), number >= 0 else {
-                throw failure(parser, "\(key) \"\(text)\" of fetch request '\(name)' is not a count")
-            }
-            return number
+            try count(key, of: "fetch request '\(name)'", in: attributes, parser) ?? 0
         }
         func setting(_ keys: String..., default defaultValue: Bool) throws -> Bool {
             guard let key = keys.first(where: { attributes[$0] != nil }) else { return defaultValue }
@@ -279,6 +271,18 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
             throw failure(parser, "<\(element)> has no \(key)=\"…\"")
         }
         return value
+    }
+
+    /// The count under `key`, nil when absent; anything but a whole number not below 0 throws,
+    /// naming `owner` ("relationship 'employees'").
+    private func count(
+        _ key: String, of owner: String, in attributes: [String: String], _ parser: XMLParser
+    ) throws -> Int? {
+        guard let text = attributes[key] else { return nil }
+        guard let count = Int(text), count >= 0 else {
+            throw failure(parser, "\(key) \"\(text)\" of \(owner) is not a count")
+        }
+        return count
     }
 
     private func flag(_ key: String, in attributes: [String: String], _ parser: XMLParser) throws -> Bool {
