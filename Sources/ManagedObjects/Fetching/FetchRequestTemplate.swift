@@ -4,8 +4,9 @@ import ModelObjects
 /// request's settings, as an Xcode model file gives them.
 ///
 /// ```swift
-/// let template = model.fetchRequestTemplatesByName["fetchTheDucks"]
-/// let request: FetchRequest<ManagedObject> = try template.fetchRequest()   // limit, batch size, … applied
+/// if let template = model.fetchRequestTemplatesByName["fetchTheDucks"] {
+///     let request = try template.fetchRequest()   // limit, batch size, … applied
+/// }
 /// ```
 ///
 /// A setting the file does not give keeps `NSFetchRequest`'s default.

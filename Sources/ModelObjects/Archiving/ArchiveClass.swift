@@ -34,6 +34,8 @@ public struct ArchiveClass: Hashable, Sendable, CustomStringConvertible {
     public static let dictionary = ArchiveClass(foundationNames: ["NSDictionary", "NSMutableDictionary"])
 
     /// A model class (or any class adopting ``Coding``) and its subclasses.
+    ///
+    /// Corresponds to naming a class in Cocoa's allowed classes, which `isKindOfClass:` checks.
     public static func `class`(_ type: any Coding.Type) -> ArchiveClass {
         ArchiveClass(foundationNames: [], codingClass: ObjectIdentifier(type), name: String(reflecting: type))
     }

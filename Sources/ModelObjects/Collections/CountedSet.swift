@@ -43,6 +43,8 @@ public struct CountedSet<Element: Hashable>: Sequence, Hashable, ExpressibleByAr
     public var count: Int { counts.count }
 
     /// Whether the set has no members.
+    ///
+    /// Corresponds to `-[NSCountedSet count]` being 0.
     public var isEmpty: Bool { counts.isEmpty }
 
     /// How many times `element` is in the set; 0 when it is not a member.
@@ -53,6 +55,8 @@ public struct CountedSet<Element: Hashable>: Sequence, Hashable, ExpressibleByAr
     }
 
     /// Whether `element` is a member.
+    ///
+    /// Corresponds to `-[NSSet containsObject:]`.
     public func contains(_ element: Element) -> Bool {
         counts[element] != nil
     }

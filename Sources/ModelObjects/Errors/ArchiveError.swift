@@ -103,8 +103,8 @@ public struct ArchiveError: Error, CustomStringConvertible, Sendable {
 }
 
 extension ArchiveError: CustomNSError, LocalizedError {
-    /// The `NSError` user-info key holding ``code``'s number when it is finer than the bridged
-    /// `NSError` code (`"ModelObjectsArchiveErrorCode"`).
+    /// The `NSError` user-info key holding ``code``'s number, always present, so the library's
+    /// finer reason survives bridging to Foundation's code (`"ModelObjectsArchiveErrorCode"`).
     public static let detailCodeKey = "ModelObjectsArchiveErrorCode"
 
     /// Cocoa's error domain, `NSCocoaErrorDomain`.
