@@ -116,6 +116,11 @@ import Testing
         #expect(!request.includesSubentities && !request.returnsObjectsAsFaults && !request.includesPendingChanges)
     }
 
+    @Test func templateWhosePredicateDoesNotParseThrowsWhenMadeARequest() throws {
+        let template = FetchRequestTemplate(entityName: "Employee", predicateFormat: "salary >")
+        #expect(throws: KeyValuePredicateError.self) { try template.fetchRequest(as: ManagedObject.self) }
+    }
+
     @Test func readsFetchRequestTemplatesAndConfigurations() throws {
         let model = try company()
         #expect(model.fetchRequestTemplatesByName.keys.sorted() == ["allDepartments", "wellPaid"])
@@ -319,6 +324,8 @@ import Testing
         ("unknown deletion rule", #"<model><entity name="A"><relationship name="r" destinationEntity="A" deletionRule="Explode"/></entity></model>"#),
         ("count that is not a number", #"<model><entity name="A"><relationship name="r" destinationEntity="A" toMany="YES" maxCount="lots"/></entity></model>"#),
         ("template without an entity", #"<model><fetchRequest name="all"/></model>"#),
+        ("template flag that is not YES or NO", #"<model><entity name="A"/><fetchRequest name="all" entity="A" includeSubentities="maybe"/></model>"#),
+        ("template count below zero", #"<model><entity name="A"/><fetchRequest name="all" entity="A" fetchBatchSize="-1"/></model>"#),
         ("user info entry without a key", #"<model><entity name="A"><userInfo><entry value="v"/></userInfo></entity></model>"#),
         ("not XML at all", "{ \"entities\": [] }"),
     ])

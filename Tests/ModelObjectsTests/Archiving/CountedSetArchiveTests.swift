@@ -8,27 +8,22 @@ import Testing
     /// A counted set laid out as Apple's Foundation writes one: numbers 1, 2 and 3, counted
     /// 3, 1 and 2 times.
     func appleLayoutArchive(format: PropertyListSerialization.PropertyListFormat) throws -> Data {
-        try PropertyListEncoding.encode(.dictionary([
-            (key: "$version", value: .integer(100_000)),
-            (key: "$archiver", value: .string("NSKeyedArchiver")),
-            (key: "$top", value: .dictionary([(key: "root", value: .uid(1))])),
-            (key: "$objects", value: .array([
-                .string("$null"),
-                .dictionary([
-                    (key: "$class", value: .uid(5)),
-                    (key: "NS.count", value: .integer(3)),
-                    (key: "NS.count0", value: .integer(3)), (key: "NS.count1", value: .integer(1)),
-                    (key: "NS.count2", value: .integer(2)),
-                    (key: "NS.object0", value: .uid(2)), (key: "NS.object1", value: .uid(3)),
-                    (key: "NS.object2", value: .uid(4)),
-                ]),
-                .integer(1), .integer(2), .integer(3),
-                .dictionary([
-                    (key: "$classes", value: .array([.string("NSCountedSet"), .string("NSMutableSet"), .string("NSSet"), .string("NSObject")])),
-                    (key: "$classname", value: .string("NSCountedSet")),
-                ]),
-            ])),
-        ]), format: format)
+        try keyedArchive(objects: [
+            .string("$null"),
+            .dictionary([
+                (key: "$class", value: .uid(5)),
+                (key: "NS.count", value: .integer(3)),
+                (key: "NS.count0", value: .integer(3)), (key: "NS.count1", value: .integer(1)),
+                (key: "NS.count2", value: .integer(2)),
+                (key: "NS.object0", value: .uid(2)), (key: "NS.object1", value: .uid(3)),
+                (key: "NS.object2", value: .uid(4)),
+            ]),
+            .integer(1), .integer(2), .integer(3),
+            .dictionary([
+                (key: "$classes", value: .array([.string("NSCountedSet"), .string("NSMutableSet"), .string("NSSet"), .string("NSObject")])),
+                (key: "$classname", value: .string("NSCountedSet")),
+            ]),
+        ], format: format)
     }
 
     @Test(arguments: [PropertyListSerialization.PropertyListFormat.binary, .xml])
@@ -94,6 +89,9 @@ import Testing
         [(key: "NS.count", value: .integer(1)), (key: "NS.object0", value: .uid(2))],
         [(key: "NS.count", value: .integer(1)), (key: "NS.object0", value: .uid(0)), (key: "NS.count0", value: .integer(1))],
         [(key: "NS.object0", value: .uid(2)), (key: "NS.count0", value: .integer(1))],
+        [(key: "NS.count", value: .integer(.max)), (key: "NS.object0", value: .uid(2)), (key: "NS.count0", value: .integer(1))],
+        [(key: "NS.count", value: .string("1")), (key: "NS.object0", value: .uid(2)), (key: "NS.count0", value: .integer(1))],
+        [(key: "NS.count", value: .integer(1)), (key: "NS.object0", value: .uid(2)), (key: "NS.count0", value: .real(1.5))],
     ] as [[(key: String, value: PropertyListValue)]])
     func malformedCountedSetIsCorrupt(_ body: [(key: String, value: PropertyListValue)]) throws {
         let data = try keyedArchive(objects: [
@@ -103,6 +101,22 @@ import Testing
             classDictionary("NSCountedSet"),
         ])
         expectArchiveError(.corruptArchive, data)
+    }
+
+    @Test func repeatedMemberAddsItsCounts() throws {
+        let data = try keyedArchive(objects: [
+            .string("$null"),
+            .dictionary([
+                (key: "NS.count", value: .integer(2)),
+                (key: "NS.object0", value: .uid(2)), (key: "NS.count0", value: .integer(1)),
+                (key: "NS.object1", value: .uid(2)), (key: "NS.count1", value: .integer(2)),
+                (key: "$class", value: .uid(3)),
+            ]),
+            .integer(7),
+            classDictionary("NSCountedSet"),
+        ])
+        let set = try #require(try KeyedUnarchiver.unarchivedObject(from: data) as? CountedSet<AnyHashable>)
+        #expect(set.count == 1 && set.count(for: 7) == 3)
     }
 
     @Test func countedSetHoldingNilIsNotArchived() throws {

@@ -4,13 +4,15 @@ import Testing
 import SampleModels
 
 /// Builds a keyed archive around hand-made `$objects`, with `root` pointing at UID 1.
-func keyedArchive(objects: [PropertyListValue], root: UInt64 = 1) throws -> Data {
+func keyedArchive(
+    objects: [PropertyListValue], root: UInt64 = 1, format: PropertyListSerialization.PropertyListFormat = .binary
+) throws -> Data {
     try PropertyListEncoding.encode(.dictionary([
         (key: "$version", value: .integer(100_000)),
         (key: "$archiver", value: .string("NSKeyedArchiver")),
         (key: "$top", value: .dictionary([(key: "root", value: .uid(root))])),
         (key: "$objects", value: .array(objects)),
-    ]), format: .binary)
+    ]), format: format)
 }
 
 func classDictionary(_ name: String) -> PropertyListValue {

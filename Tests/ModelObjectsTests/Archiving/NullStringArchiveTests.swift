@@ -35,12 +35,7 @@ import SampleModels
     @Test(arguments: formats)
     func handBuiltStringObjectSpelledDollarNullIsAString(format: PropertyListSerialization.PropertyListFormat) throws {
         func archive(root: UInt64) throws -> Data {
-            try PropertyListEncoding.encode(.dictionary([
-                (key: "$version", value: .integer(100_000)),
-                (key: "$archiver", value: .string("NSKeyedArchiver")),
-                (key: "$top", value: .dictionary([(key: "root", value: .uid(root))])),
-                (key: "$objects", value: .array([.string("$null"), .string("$null")])),
-            ]), format: format)
+            try keyedArchive(objects: [.string("$null"), .string("$null")], root: root, format: format)
         }
         #expect(try KeyedUnarchiver.unarchivedObject(from: try archive(root: 1)) as? String == "$null")
         #expect(try KeyedUnarchiver.unarchivedObject(from: try archive(root: 0)) == nil)

@@ -57,6 +57,18 @@ final class ForgivingHolder: ModelObject {
     required init() { super.init() }
 }
 
+/// A class whose `init(coder:)` decodes its payload by key and lets errors through.
+final class StrictHolder: ModelObject {
+    var payload: Any?
+
+    required init(coder: Coder) throws {
+        payload = try coder.decodeObject(forKey: "payload")
+        try super.init(coder: coder)
+    }
+
+    required init() { super.init() }
+}
+
 /// A subclass of the sample Employee, allowed through its superclass.
 final class Contractor: Employee {}
 
@@ -177,6 +189,57 @@ final class Contractor: Employee {}
         #expect(throws: ArchiveError.self) { try KeyedUnarchiver.unarchivedObject(ofClass: Department.self, from: data) }
         // The type check on the employees property comes only after the object was made.
         #expect(UnguardedProbe.initializations.load(ordering: .relaxed) == before + 1)
+    }
+
+    /// A probe inside each kind of allowed container, which must refuse it all the same.
+    @Test(arguments: [
+        ("NSArray", [(key: "NS.objects", value: PropertyListValue.array([.uid(2)]))]),
+        ("NSSet", [(key: "NS.objects", value: .array([.uid(2)]))]),
+        ("NSCountedSet", [(key: "NS.count", value: .integer(1)), (key: "NS.object0", value: .uid(2)), (key: "NS.count0", value: .integer(1))]),
+        ("NSDictionary", [(key: "NS.keys", value: .array([.uid(2)])), (key: "NS.objects", value: .array([.uid(5)]))]),
+        ("NSDictionary", [(key: "NS.keys", value: .array([.uid(5)])), (key: "NS.objects", value: .array([.uid(2)]))]),
+        ("NSURL", [(key: "NS.base", value: .uid(2)), (key: "NS.relative", value: .uid(5))]),
+    ] as [(String, [(key: String, value: PropertyListValue)])])
+    func refusedClassInsideAnAllowedContainerIsNeverCreated(
+        container: String, body: [(key: String, value: PropertyListValue)]
+    ) throws {
+        let data = try keyedArchive(objects: [
+            .string("$null"),
+            .dictionary(PropertyListDictionary(entries: body + [(key: "$class", value: .uid(4))])),
+            .dictionary([(key: "$class", value: .uid(3))]),
+            classDictionary(refusedName),
+            classDictionary(container),
+            .string("k"),
+        ])
+        let before = RefusedProbe.initializations.load(ordering: .relaxed)
+        expectRefused(refusedName) {
+            try KeyedUnarchiver.unarchivedObject(ofClasses: [.array, .set, .dictionary], from: data)
+        }
+        #expect(RefusedProbe.initializations.load(ordering: .relaxed) == before)
+    }
+
+    @Test func orderedSetMustBeNamedAsSuch() throws {
+        let data = try keyedArchive(objects: [
+            .string("$null"),
+            .dictionary([(key: "NS.objects", value: .array([.uid(2)])), (key: "$class", value: .uid(3))]),
+            .string("k"),
+            classDictionary("NSOrderedSet"),
+        ])
+        expectRefused("NSOrderedSet") { try KeyedUnarchiver.unarchivedObject(ofClasses: [.array, .set], from: data) }
+        #expect(try KeyedUnarchiver.unarchivedObject(ofClasses: [.orderedSet], from: data) as? [String] == ["k"])
+    }
+
+    @Test func refusalThroughACustomInitCoderIsReported() throws {
+        let data = try keyedArchive(objects: [
+            .string("$null"),
+            .dictionary([(key: "payload", value: .uid(3)), (key: "$class", value: .uid(2))]),
+            classDictionary(String(reflecting: StrictHolder.self)),
+            .dictionary([(key: "$class", value: .uid(4))]),
+            classDictionary(refusedName),
+        ])
+        expectRefused(refusedName) {
+            try KeyedUnarchiver.unarchivedObject(ofClasses: [.class(StrictHolder.self)], from: data)
+        }
     }
 
     @Test func refusalSwallowedByInitCoderStillFailsTheDecode() throws {
