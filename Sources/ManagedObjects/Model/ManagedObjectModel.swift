@@ -76,7 +76,8 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     ///
     /// - Parameters:
     ///   - entities: The entities; their names must be unique.
-    ///   - fetchRequestTemplates: Named fetch requests: the entity and a predicate format string.
+    ///   - fetchRequestTemplates: Named fetch requests: the entity, a predicate format string and
+    ///     the request's settings.
     ///   - configurations: Named subsets of the entities (by name), for stores that hold only some.
     /// - Throws: ``ModelError`` naming the first problem found: ``ModelError/Code/invalidName``,
     ///   ``ModelError/Code/duplicateEntity``, ``ModelError/Code/duplicateProperty``,
@@ -90,26 +91,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// `setFetchRequestTemplate(_:forName:)` and `setEntities(_:forConfigurationName:)`;
     /// differences: everything at once, checked, and thrown errors instead of exceptions.
     public convenience init(
-        entities: [Entity], fetchRequestTemplates: [String: (entityName: String, predicateFormat: String?)] = [:],
-        configurations: [String: [String]] = [:]
-    ) throws {
-        try self.init(
-            entities: entities,
-            fetchRequestTemplates: fetchRequestTemplates.mapValues {
-                FetchRequestTemplate(entityName: $0.entityName, predicateFormat: $0.predicateFormat)
-            },
-            configurations: configurations, resolver: ClassResolver())
-    }
-
-    /// Makes a model from entities and fetch request templates with all their settings,
-    /// checking it.
-    ///
-    /// - Throws: ``ModelError``, as ``init(entities:fetchRequestTemplates:configurations:)``.
-    ///
-    /// Corresponds to `NSManagedObjectModel()` followed by setting `entities`,
-    /// `setFetchRequestTemplate(_:forName:)` and `setEntities(_:forConfigurationName:)`.
-    public convenience init(
-        entities: [Entity], fetchRequestTemplates: [String: FetchRequestTemplate],
+        entities: [Entity], fetchRequestTemplates: [String: FetchRequestTemplate] = [:],
         configurations: [String: [String]] = [:]
     ) throws {
         try self.init(

@@ -251,11 +251,17 @@ import Testing
         #expect(members.inverseRelationship === manager.relationshipsByName["department"])
     }
 
+    @Test func emptyTemplatesAndConfigurationsAreSpelledAsLiterals() throws {
+        let model = try ManagedObjectModel(entities: [Entity("A")], fetchRequestTemplates: [:], configurations: [:])
+        #expect(model.fetchRequestTemplatesByName.isEmpty && model.configurations.isEmpty)
+    }
+
     @Test func configurationsAndFetchRequestTemplatesAreKept() throws {
         let model = try ManagedObjectModel(
             entities: ModelFixtures.companyEntities(),
             fetchRequestTemplates: [
-                "rich": (entityName: "Employee", predicateFormat: "salary > 100"), "all": ("Department", nil),
+                "rich": FetchRequestTemplate(entityName: "Employee", predicateFormat: "salary > 100"),
+                "all": FetchRequestTemplate(entityName: "Department"),
             ],
             configurations: ["Staff": ["Employee"], "Everything": ["Employee", "Department"]])
         #expect(model.configurations == ["Everything", "Staff"])

@@ -199,7 +199,7 @@ import Testing
     @Test func templatesAndConfigurationsMustNameEntities() {
         let templateError = #expect(throws: ModelError.self) {
             _ = try ManagedObjectModel(
-                entities: [Entity("A")], fetchRequestTemplates: ["all": (entityName: "B", predicateFormat: nil)])
+                entities: [Entity("A")], fetchRequestTemplates: ["all": FetchRequestTemplate(entityName: "B")])
         }
         #expect(templateError?.code == .unknownEntity && templateError?.entityName == "B")
         let error = #expect(throws: ModelError.self) {
