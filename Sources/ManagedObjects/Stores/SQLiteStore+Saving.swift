@@ -39,7 +39,11 @@ extension SQLiteStore {
                     objectID: id, oldVersion: changes.expectedVersions[id] ?? expected ?? 0, newVersion: current))
             }
         }
-        for record in changes.updated { try check(record.objectID, fallback: record.version - 1) }
+        for record in changes.updated {
+            // The version a caller gives may be any number.
+            let (previous, overflow) = record.version.subtractingReportingOverflow(1)
+            try check(record.objectID, fallback: overflow ? nil : previous)
+        }
         for id in changes.deleted { try check(id, fallback: changes.expectedVersions[id]) }
         guard !conflicts.isEmpty else { return }
         conflicts.sort { $0.objectID.description < $1.objectID.description }
