@@ -110,7 +110,16 @@ extension SQLiteStore {
             if column.isEntityColumn {
                 if case .toOne(let target?) = value { try statement.bind(target.entity.name, at: parameter) }
             } else {
-                try statement.bind(Self.sqliteValue(value), at: parameter)
+                let sqlite = Self.sqliteValue(value)
+                // SQLite stores NaN as NULL: the value would come back as nil (or, in a required
+                // attribute, as a record the store refuses to read).
+                if case .real(let real) = sqlite, real.isNaN {
+                    let name = column.index < record.objectID.entity.properties.count ? record.objectID.entity.properties[column.index].name : nil
+                    throw PersistenceError(
+                        .saveFailed, message: "\(record.objectID.entity.name).\(name ?? "?") of \(record.objectID) is NaN, which SQLite cannot keep",
+                        objectID: record.objectID, key: name)
+                }
+                try statement.bind(sqlite, at: parameter)
             }
             parameter += 1
         }

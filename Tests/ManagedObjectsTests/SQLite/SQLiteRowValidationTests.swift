@@ -291,6 +291,25 @@ struct RowDamage: Sendable, CustomTestStringConvertible {
         #expect(try SQLiteProbe.query("SELECT ZNAME FROM ZSTATION", at: file.directory.file()) == ["Renamed"])
     }
 
+    /// SQLite keeps NaN as NULL, which would read back as nil, or make a required attribute's
+    /// record one the store refuses: the save refuses NaN instead, and writes nothing.
+    @Test(arguments: ["ratio", "single", "taken"])
+    func savingNaNThrowsInsteadOfStoringNull(_ key: String) throws {
+        let file = try ReadingStore()
+        let context = try file.open()
+        let reading = try context.existingObject(with: file.readings[0])
+        let nan: Any = key == "taken" ? Date(timeIntervalSinceReferenceDate: .nan) : key == "single" ? Float.nan as Any : Double.nan
+        try reading.setValue(nan, forKey: key)
+        try reading.setValue("changed", forKey: "label")
+        #expect {
+            try context.save()
+        } throws: { error in
+            guard let error = error as? PersistenceError else { return false }
+            return error.code == .saveFailed && error.key == key && error.objectID == file.readings[0]
+        }
+        #expect(try file.stored("ZLABEL", of: 0) == ["text|r0"])
+    }
+
     /// A record version that is not a positive integer (text reads as 0, a huge real as
     /// `Int64.max`) is refused like a damaged value.
     @Test(arguments: ["'v2'", "1e300", "0", "-3", "2.5"])
