@@ -47,7 +47,10 @@ public struct PersistenceError: Error, CustomStringConvertible, Sendable {
         public static let incompatibleModel = Code(rawValue: 134_100)
         /// Writing to the store failed (`NSPersistentStoreSaveError`, 134030).
         public static let saveFailed = Code(rawValue: 134_030)
-        /// Reading from the store failed (`NSPersistentStoreOperationError`, 134070).
+        /// Reading from the store failed (`NSPersistentStoreOperationError`, 134070), or the
+        /// store refused a record whose values break the model (NULL in a required attribute,
+        /// a value of another type or range): ``PersistenceError/objectID`` and
+        /// ``PersistenceError/key`` name the record and the attribute.
         public static let operationFailed = Code(rawValue: 134_070)
         /// A migration could not be made (`NSMigrationError`, 134110).
         public static let migrationFailed = Code(rawValue: 134_110)

@@ -408,7 +408,8 @@ struct SQLitePredicateTranslator {
               constant is String || (Self.elements(constant).map { !$0.isEmpty && $0.allSatisfy { $0 is String } } ?? false),
               let whenNil = try? comparison.evaluate(leftValue: nil), (try? comparison.evaluate(leftValue: "")) != nil
         else { return nil }
-        let call = "\(SQLiteComparisonFunction.name)(\(bind(.integer(Int64(evaluatedComparisons.count)))), \(column), \(row?.key ?? "NULL"))"
+        let slot = bind(.integer(Int64(evaluatedComparisons.count)))
+        let call = "\(SQLiteComparisonFunction.name)(\(slot), \(column), \(row?.key ?? "NULL"))"
         evaluatedComparisons.append(SQLiteComparisonFunction.Slot(comparison: comparison, table: row?.table))
         return (call, whenNil)
     }
@@ -533,7 +534,9 @@ struct SQLitePredicateTranslator {
         case .beginsWith, .endsWith, .contains:
             return evaluatedCall(comparison, column: column, row: row)?.call
         default:
-            guard strings.allSatisfy({ $0.utf8.allSatisfy { $0 < 0x80 } }) else { return evaluatedCall(comparison, column: column, row: row)?.call }
+            guard strings.allSatisfy({ $0.utf8.allSatisfy { $0 < 0x80 } }) else {
+                return evaluatedCall(comparison, column: column, row: row)?.call
+            }
             guard let plain = plainCondition(op, column: column, kind: .string, constant: constant),
                   let call = evaluatedCall(comparison, column: column, row: row)?.call
             else { return nil }

@@ -401,7 +401,9 @@ extension SQLiteStore {
     /// A column's value as an attribute's type; nil when the column holds something the store
     /// would not have written for the type (see ``SQLiteSchema/Decoding``). `storage` is the
     /// column's storage class, not NULL.
-    func decode(_ row: SQLiteStatement, at position: Int32, _ storage: SQLiteStorageClass, as decoding: SQLiteSchema.Decoding) -> StoreValue? {
+    func decode(
+        _ row: SQLiteStatement, at position: Int32, _ storage: SQLiteStorageClass, as decoding: SQLiteSchema.Decoding
+    ) -> StoreValue? {
         switch decoding {
         case .integer(let min, let max):
             let integer: Int64
@@ -485,7 +487,8 @@ extension SQLiteStore {
         let problem = if case .null = stored {
             "is NULL, but the attribute is required"
         } else {
-            "holds " + Self.describeStoredValue(stored) + ", which is not " + (type.map { Self.describeRange(of: $0) } ?? "a value of its type")
+            "holds " + Self.describeStoredValue(stored) + ", which is not "
+                + (type.map { Self.describeRange(of: $0) } ?? "a value of its type")
         }
         return PersistenceError(
             .operationFailed,

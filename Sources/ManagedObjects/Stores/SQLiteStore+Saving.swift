@@ -114,9 +114,10 @@ extension SQLiteStore {
                 // SQLite stores NaN as NULL: the value would come back as nil (or, in a required
                 // attribute, as a record the store refuses to read).
                 if case .real(let real) = sqlite, real.isNaN {
-                    let name = column.index < record.objectID.entity.properties.count ? record.objectID.entity.properties[column.index].name : nil
+                    let entity = record.objectID.entity
+                    let name = column.index < entity.properties.count ? entity.properties[column.index].name : "?"
                     throw PersistenceError(
-                        .saveFailed, message: "\(record.objectID.entity.name).\(name ?? "?") of \(record.objectID) is NaN, which SQLite cannot keep",
+                        .saveFailed, message: "\(entity.name).\(name) of \(record.objectID) is NaN, which SQLite cannot keep",
                         objectID: record.objectID, key: name)
                 }
                 try statement.bind(sqlite, at: parameter)

@@ -201,7 +201,9 @@ struct RowDamage: Sendable, CustomTestStringConvertible {
         try file.damage("UPDATE ZREADING SET ZLEVEL = 100000 WHERE Z_PK = \(try file.key(1))")
         let context = try file.open()
         let id = file.readings[1]
-        func fetch(_ format: String?, sort: [KeyPathSortDescriptor] = [], configure: (inout FetchRequest<TestReading>) -> Void = { _ in }) throws {
+        func fetch(
+            _ format: String?, sort: [KeyPathSortDescriptor] = [], configure: (inout FetchRequest<TestReading>) -> Void = { _ in }
+        ) throws {
             var request = FetchRequest<TestReading>(
                 entityName: "Reading", predicate: try format.map { try KeyValuePredicate(format: $0) }, sortDescriptors: sort)
             configure(&request)

@@ -136,7 +136,10 @@ import Testing
     }
 
     @Test func aRecordWithTooFewValuesOrANextKeyInUseRefusesTheFile() throws {
-        for edit: (inout BinaryStoreFile) -> Void in [{ $0.records[0].values.removeLast() }, { $0.nextPrimaryKey = 1 }, { $0.nextPrimaryKey = -5 }] {
+        let edits: [(inout BinaryStoreFile) -> Void] = [
+            { $0.records[0].values.removeLast() }, { $0.nextPrimaryKey = 1 }, { $0.nextPrimaryKey = -5 },
+        ]
+        for edit in edits {
             let url = try damagedFile(edit)
             defer { try? FileManager.default.removeItem(at: url) }
             let coordinator = PersistentStoreCoordinator(managedObjectModel: try allTypesModel())
