@@ -200,7 +200,10 @@ final class SQLiteStatement {
     func validText(at index: Int32) -> String? {
         guard let bytes = sqlite3_column_text(handle, index) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, index))
-        return String(validating: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        let buffer = UnsafeBufferPointer(start: bytes, count: count)
+        // ASCII (most text) is valid as it is; validating the rest costs more than decoding.
+        if buffer.reduce(0, |) < 0x80 { return String(decoding: buffer, as: UTF8.self) }
+        return String(validating: buffer, as: UTF8.self)
     }
 
     /// The column as bytes.
