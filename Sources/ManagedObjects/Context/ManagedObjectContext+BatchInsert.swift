@@ -114,7 +114,8 @@ extension ManagedObjectContext {
             }
             for (target, record) in updated {
                 changes.expectedVersions[target] = record.version
-                changes.updated.append(StoreRecord(objectID: target, version: record.version + 1, values: record.values))
+                let version = try Self.version(after: record.version, of: target)
+                changes.updated.append(StoreRecord(objectID: target, version: version, values: record.values))
             }
             try store.apply(changes)
             return ids

@@ -60,10 +60,10 @@ extension ManagedObjectContext {
             var dictionaries: [[String: Any]] = []
             dictionaries.reserveCapacity(rows.objectIDs.count)
             var offset = 0
-            for _ in rows.objectIDs {
+            for id in rows.objectIDs {
                 var dictionary = [String: Any](minimumCapacity: attributes.count)
                 for attribute in attributes {
-                    if let value = try objectValue(rows.values[offset], for: attribute) { dictionary[attribute.name] = value }
+                    if let value = try objectValue(rows.values[offset], for: attribute, of: id) { dictionary[attribute.name] = value }
                     offset += 1
                 }
                 dictionaries.append(dictionary)
@@ -398,11 +398,17 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Gives the registered faults of a batch their records, in one read.
-    func loadBatch(_ batch: FaultBatch) throws {
+    /// Gives the registered faults of a batch their records, in one read. When the read fails
+    /// (a record of the batch that the store refuses to read, a read error), each fault reads
+    /// its own record when it fires, so that only the faults whose records fail report it.
+    func loadBatch(_ batch: FaultBatch) {
         let faults = batch.objectIDs.compactMap { registered[$0] }.filter { $0.isFault && $0.cachedRecord == nil }
         for fault in faults { fault.faultBatch = nil }
-        try loadRecords(of: faults)
+        do {
+            try loadRecords(of: faults)
+        } catch {
+            for fault in faults { fault.cachedRecord = nil }
+        }
     }
 
     /// Gives faults their records in one read per store.

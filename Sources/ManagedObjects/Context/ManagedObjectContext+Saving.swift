@@ -120,7 +120,8 @@ extension ManagedObjectContext {
         for object in updated where !object.objectID.isTemporaryID {
             let (values, omitted) = try storeValues(of: object, ids: id, omittingUnread: true)
             let record = StoreRecord(
-                objectID: object.objectID, version: object.snapshotVersion + 1, values: values, omittedRelationships: omitted)
+                objectID: object.objectID, version: try Self.version(after: object.snapshotVersion, of: object.objectID), values: values,
+                omittedRelationships: omitted)
             changes.updated.append(record)
             changes.expectedVersions[object.objectID] = object.snapshotVersion
             updatedByID[object.objectID] = object
@@ -150,6 +151,22 @@ extension ManagedObjectContext {
         }
         for id in changes.deleted { if let object = deletedByID[id] { outcome.savedDeleted.append(object) } }
         return outcome
+    }
+
+    /// The version a save gives a record whose version is `version`: one more. A record version
+    /// comes from the store's file, where damage (or another writer) can leave any number; at
+    /// `Int64.max` the save throws rather than overflow or wrap around to a version that
+    /// optimistic locking could mistake for an older one.
+    ///
+    /// - Throws: ``PersistenceError/Code/saveFailed`` naming the record.
+    static func version(after version: Int64, of id: ManagedObjectID) throws -> Int64 {
+        let (next, overflow) = version.addingReportingOverflow(1)
+        guard !overflow else {
+            throw PersistenceError(
+                .saveFailed, message: "the record version of \(id) is \(version), the largest there is: it cannot be saved again",
+                objectID: id)
+        }
+        return next
     }
 
     /// Applies the merge policy to the conflicts, adjusting the request and the objects.
@@ -215,7 +232,8 @@ extension ManagedObjectContext {
             }
             // Relationships left out stay left out: the store keeps what it has for them.
             let omitted = changes.updated[position].omittedRelationships
-            changes.updated[position] = StoreRecord(objectID: id, version: storeRecord.version + 1, values: merged, omittedRelationships: omitted)
+            changes.updated[position] = StoreRecord(
+                objectID: id, version: try Self.version(after: storeRecord.version, of: id), values: merged, omittedRelationships: omitted)
             if merged != mine {
                 try take(
                     StoreRecord(objectID: id, version: storeRecord.version, values: merged, omittedRelationships: omitted),
@@ -378,7 +396,8 @@ extension ManagedObjectContext {
         for object in outcome.savedUpdated {
             object.flags.remove([.inserted, .updated])
             object.snapshot = object.currentSnapshot()
-            object.snapshotVersion = outcome.versions[ObjectIdentifier(object)] ?? object.snapshotVersion + 1
+            // Every record saved has its version there (see `version(after:of:)`).
+            object.snapshotVersion = outcome.versions[ObjectIdentifier(object)] ?? object.snapshotVersion
         }
         for object in outcome.savedUpdated { updatedIDs.insert(object.objectID) }
         for object in outcome.rolledBack { object.flags.remove([.updated, .deleted]) }

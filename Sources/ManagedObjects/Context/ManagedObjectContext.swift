@@ -236,7 +236,7 @@ public final class ManagedObjectContext {
     /// Loads a fault's values from its store; runs `awakeFromFetch` with change recording off.
     func fulfillFault(of object: ManagedObject) throws {
         let id = object.objectID
-        if let batch = object.faultBatch { try loadBatch(batch) }
+        if let batch = object.faultBatch { loadBatch(batch) }
         let cached = object.cachedRecord.take()  // moved out, not copied
         guard let record = try cached ?? persistentStoreCoordinator.store(for: id)?.faultRecord(for: id) else {
             object.flags.insert(.unfulfillable)
@@ -281,7 +281,7 @@ public final class ManagedObjectContext {
                 let isOrdered = (property as? RelationshipDescription)?.isOrdered ?? false
                 values.append(RelationshipFault(unreadFor: object, isOrdered: isOrdered))
             } else {
-                values.append(try objectValue(record.values[property.index], for: property))
+                values.append(try objectValue(record.values[property.index], for: property, of: record.objectID))
             }
         }
         return values
@@ -289,20 +289,40 @@ public final class ManagedObjectContext {
 
     /// One stored value as an object stores it.
     ///
+    /// Numbers are converted to the attribute's width without loss or not at all: a store that
+    /// hands over an integer outside an `Int16` attribute, or a finite number beyond `Float`'s
+    /// range, gets an error rather than a wrapped value that the next save would write back.
+    ///
     /// - Throws: ``PersistenceError/Code/operationFailed`` when a value transformer cannot read
-    ///   the stored data.
-    func objectValue(_ value: StoreValue, for property: PropertyDescription) throws -> Any? {
+    ///   the stored data, or a number does not fit the attribute (with the record's ID when
+    ///   `recordID` is given, and the attribute's name).
+    func objectValue(_ value: StoreValue, for property: PropertyDescription, of recordID: ManagedObjectID? = nil) throws -> Any? {
+        func outOfRange(_ number: Any) -> PersistenceError {
+            PersistenceError(
+                .operationFailed,
+                message: "the store gave \(number) for \(property.entity?.name ?? "?").\(property.name)"
+                    + (recordID.map { " of \($0)" } ?? "") + ", which its type cannot hold",
+                objectID: recordID, key: property.name)
+        }
         switch value {
         case .null: return nil
         case .integer(let integer):
             guard let attribute = property as? AttributeDescription else { return integer }
             switch attribute.attributeType {
-            case .integer16: return Int16(truncatingIfNeeded: integer)
-            case .integer32: return Int32(truncatingIfNeeded: integer)
+            case .integer16:
+                guard let narrow = Int16(exactly: integer) else { throw outOfRange(integer) }
+                return narrow
+            case .integer32:
+                guard let narrow = Int32(exactly: integer) else { throw outOfRange(integer) }
+                return narrow
             default: return integer
             }
         case .double(let double):
-            if let attribute = property as? AttributeDescription, attribute.attributeType == .float { return Float(double) }
+            if let attribute = property as? AttributeDescription, attribute.attributeType == .float {
+                let float = Float(double)
+                if float.isInfinite && double.isFinite { throw outOfRange(double) }
+                return float
+            }
             return double
         case .decimal(let decimal): return decimal
         case .string(let string): return string
@@ -317,7 +337,8 @@ public final class ManagedObjectContext {
                     throw PersistenceError(
                         .operationFailed,
                         message: "the value transformer of \(attribute.entity?.name ?? "?").\(attribute.name) cannot read the "
-                            + "stored value (\(data.count) bytes): \(error)")
+                            + "stored value (\(data.count) bytes): \(error)",
+                        objectID: recordID, key: attribute.name)
                 }
             }
             return data

@@ -1,4 +1,5 @@
 import Foundation
+import ModelObjects
 
 /// An error of a context, a coordinator or a store: an object that cannot be found, a merge
 /// conflict, an object used in the wrong context, a store that cannot be opened or written.
@@ -46,7 +47,10 @@ public struct PersistenceError: Error, CustomStringConvertible, Sendable {
         public static let incompatibleModel = Code(rawValue: 134_100)
         /// Writing to the store failed (`NSPersistentStoreSaveError`, 134030).
         public static let saveFailed = Code(rawValue: 134_030)
-        /// Reading from the store failed (`NSPersistentStoreOperationError`, 134070).
+        /// Reading from the store failed (`NSPersistentStoreOperationError`, 134070), or the
+        /// store refused a record whose values break the model (NULL in a required attribute,
+        /// a value of another type or range): ``PersistenceError/objectID`` and
+        /// ``PersistenceError/key`` name the record and the attribute.
         public static let operationFailed = Code(rawValue: 134_070)
         /// A migration could not be made (`NSMigrationError`, 134110).
         public static let migrationFailed = Code(rawValue: 134_110)
@@ -89,6 +93,9 @@ public struct PersistenceError: Error, CustomStringConvertible, Sendable {
     public var message: String
     /// The object concerned, when there is one.
     public var objectID: ManagedObjectID?
+    /// The property concerned, when there is one: for a record the store refuses to read, the
+    /// attribute whose stored value breaks the model.
+    public var key: String?
     /// The records in conflict, for ``Code/mergeConflict``.
     public var conflicts: [Conflict]
     /// The SQL statement that failed, for SQLite stores.
@@ -103,12 +110,13 @@ public struct PersistenceError: Error, CustomStringConvertible, Sendable {
 
     /// Creates an error.
     public init(
-        _ code: Code, message: String, objectID: ManagedObjectID? = nil, conflicts: [Conflict] = [],
+        _ code: Code, message: String, objectID: ManagedObjectID? = nil, key: String? = nil, conflicts: [Conflict] = [],
         sql: String? = nil, fileURL: URL? = nil, isCorruptFile: Bool = false, sqliteResultCode: Int? = nil
     ) {
         self.code = code
         self.message = message
         self.objectID = objectID
+        self.key = key
         self.conflicts = conflicts
         self.sql = sql
         self.fileURL = fileURL
@@ -116,11 +124,12 @@ public struct PersistenceError: Error, CustomStringConvertible, Sendable {
         self.sqliteResultCode = sqliteResultCode
     }
 
-    /// `"PersistenceError 133020: message"`, with the object, file and SQL when known (the file
-    /// once: not again when the message names it).
+    /// `"PersistenceError 133020: message"`, with the object, key, file and SQL when known (the
+    /// file once: not again when the message names it).
     public var description: String {
         var text = "PersistenceError \(code.rawValue): \(message)"
         if let objectID { text += " [\(objectID)]" }
+        if let key { text += " [key: \(key)]" }
         if let fileURL, !message.contains(fileURL.path) { text += " [file \(fileURL.path)]" }
         if let sql { text += " [SQL: \(sql)]" }
         return text
@@ -138,8 +147,8 @@ extension PersistenceError: CustomNSError, LocalizedError {
     /// the code's number otherwise.
     public var errorCode: Int { isCorruptFile ? CocoaError.Code.fileReadCorruptFile.rawValue : code.rawValue }
     /// The message; the conflicts under `"conflictList"`, the file under `NSFilePath` and
-    /// SQLite's result code under `NSSQLiteErrorDomain`, as Core Data gives them; ``code``'s
-    /// number under ``detailCodeKey``.
+    /// SQLite's result code under `NSSQLiteErrorDomain`, as Core Data gives them; the key under
+    /// `NSValidationErrorKey`; ``code``'s number under ``detailCodeKey``.
     public var errorUserInfo: [String: Any] {
         var info: [String: Any] = [NSLocalizedDescriptionKey: message, Self.detailCodeKey: code.rawValue]
         if !conflicts.isEmpty { info["conflictList"] = conflicts.map(\.description) }
@@ -148,6 +157,7 @@ extension PersistenceError: CustomNSError, LocalizedError {
             info[NSURLErrorKey] = fileURL
         }
         if let sqliteResultCode { info["NSSQLiteErrorDomain"] = sqliteResultCode }
+        if let key { info[ValidationError.validationKeyErrorKey] = key }
         return info
     }
     /// The message.

@@ -25,9 +25,13 @@ import Synchronization
 /// to-many as `Set<Destination>` (or `[Destination]` when ordered).
 ///
 /// A non-optional property whose stored value is nil reads as zero, `false`, an empty string or
-/// an empty collection. Misdeclarations stop the program with a message naming the entity and
-/// key: a name the entity does not model, a type values cannot convert to (an `Int` outside an
-/// `Int16` attribute's range), a nil for a non-optional type with no empty value, relating
+/// an empty collection. The getter cannot throw: of a fault that cannot load (its record is
+/// gone, or the store refuses it because it breaks the model) it reads those, and a
+/// non-optional `Date`, `UUID` or `URL` reads a placeholder (the reference date, the zero UUID,
+/// `about:blank`); ``ManagedObject/fireFault()`` and key-value coding throw the error.
+/// Misdeclarations stop the program with a message naming the entity and key: a name the entity
+/// does not model, a type values cannot convert to (an `Int` outside an `Int16` attribute's
+/// range), a nil for a non-optional type with no empty value in a loaded object, relating
 /// objects of two contexts. Key-value coding reports the same problems as thrown errors.
 ///
 /// Corresponds to Core Data's `@NSManaged` / `@dynamic` properties.
@@ -102,6 +106,9 @@ public struct Managed<Value>: ManagedStorage {
         if let empty = (Value.self as? any ManagedEmptyValue.Type)?.managedEmptyValue as? Value { return empty }
         let property = object.entity.properties[index]
         if object.isFault {
+            // The fault could not load (its record is gone, or breaks the model): the getter cannot
+            // throw, so it reads a placeholder; `fireFault()` and key-value coding throw the error.
+            if let placeholder = (Value.self as? any ManagedPlaceholderValue.Type)?.managedPlaceholder as? Value { return placeholder }
             preconditionFailure(
                 "@Managed var \(property.name): \(Value.self) of \(object.entity.name) \(object.objectID): the fault could not be "
                     + "loaded (its record is gone, or its context is); read it through value(forKey:), which throws")
@@ -210,6 +217,20 @@ extension String: ManagedEmptyValue { static var managedEmptyValue: Self { "" } 
 extension Data: ManagedEmptyValue { static var managedEmptyValue: Self { Data() } }
 extension Set: ManagedEmptyValue { static var managedEmptyValue: Self { [] } }
 extension Array: ManagedEmptyValue { static var managedEmptyValue: Self { [] } }
+
+/// The value a non-optional ``Managed`` property of a type with no empty value reads when its
+/// object is a fault that could not load.
+protocol ManagedPlaceholderValue {
+    static var managedPlaceholder: Self { get }
+}
+
+extension Date: ManagedPlaceholderValue { static var managedPlaceholder: Self { Date(timeIntervalSinceReferenceDate: 0) } }
+extension UUID: ManagedPlaceholderValue {
+    static var managedPlaceholder: Self { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+}
+extension URL: ManagedPlaceholderValue {
+    static var managedPlaceholder: Self { URL(string: "about:blank") ?? URL(fileURLWithPath: "/") }
+}
 
 /// The names of each class's ``Managed`` fields by offset, read once per class from the
 /// standard library's reflection metadata.

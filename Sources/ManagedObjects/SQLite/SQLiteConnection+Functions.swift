@@ -5,16 +5,14 @@ extension SQLiteConnection {
     /// Defines a deterministic SQL function of `argumentCount` arguments, answered by `body`
     /// on the connection's thread while a statement runs. It lives as long as the connection.
     ///
-    /// `body` receives the arguments as ``SQLiteValue``s, those at `textArguments` as text
-    /// whatever their storage class (as a text column reads; NULL stays NULL); an error it
-    /// throws fails the statement with the error's description.
+    /// `body` receives the arguments as ``SQLiteValue``s, as they are stored (text that is not
+    /// valid UTF-8 as a blob of its bytes, never repaired); an error it throws fails the
+    /// statement with the error's description.
     ///
     /// - Throws: ``SQLiteError`` when SQLite refuses the definition.
-    func defineFunction(
-        _ name: String, argumentCount: Int32, textArguments: Set<Int> = [], _ body: @escaping ([SQLiteValue]) throws -> SQLiteValue
-    ) throws {
+    func defineFunction(_ name: String, argumentCount: Int32, _ body: @escaping ([SQLiteValue]) throws -> SQLiteValue) throws {
         // SQLite holds the box until the connection closes, then calls `releaseFunctionBox`.
-        let box = Unmanaged.passRetained(SQLiteFunctionBox(body, textArguments: textArguments)).toOpaque()
+        let box = Unmanaged.passRetained(SQLiteFunctionBox(body)).toOpaque()
         let code = sqlite3_create_function_v2(
             handle, name, argumentCount, SQLITE_UTF8 | SQLITE_DETERMINISTIC, box, callFunctionBox, nil, nil, releaseFunctionBox)
         guard code == SQLITE_OK else {
@@ -27,11 +25,9 @@ extension SQLiteConnection {
 /// A Swift function SQL calls, kept alive by SQLite (see ``SQLiteConnection/defineFunction(_:argumentCount:_:)``).
 private final class SQLiteFunctionBox {
     let body: ([SQLiteValue]) throws -> SQLiteValue
-    let textArguments: Set<Int>
 
-    init(_ body: @escaping ([SQLiteValue]) throws -> SQLiteValue, textArguments: Set<Int>) {
+    init(_ body: @escaping ([SQLiteValue]) throws -> SQLiteValue) {
         self.body = body
-        self.textArguments = textArguments
     }
 }
 
@@ -42,7 +38,7 @@ private func callFunctionBox(_ context: OpaquePointer?, _ count: Int32, _ argume
     var values: [SQLiteValue] = []
     values.reserveCapacity(Int(count))
     for index in 0..<Int(count) {
-        values.append(sqliteValue(arguments?[index], asText: box.textArguments.contains(index)))
+        values.append(sqliteValue(arguments?[index]))
     }
     do {
         switch try box.body(values) {
@@ -66,16 +62,16 @@ private func releaseFunctionBox(_ pointer: UnsafeMutableRawPointer?) {
     Unmanaged<SQLiteFunctionBox>.fromOpaque(pointer).release()
 }
 
-/// A function argument as a Swift value; with `asText`, anything but NULL as text.
-private func sqliteValue(_ value: OpaquePointer?, asText: Bool) -> SQLiteValue {
+/// A function argument as a Swift value: text that is not UTF-8 as a blob of its bytes.
+private func sqliteValue(_ value: OpaquePointer?) -> SQLiteValue {
     guard let value else { return .null }
-    let type = sqlite3_value_type(value)
-    switch asText && type != SQLITE_NULL ? SQLITE_TEXT : type {
+    switch sqlite3_value_type(value) {
     case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
     case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
     case SQLITE_TEXT:
         guard let bytes = sqlite3_value_text(value) else { return .text("") }
-        return .text(String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value))), as: UTF8.self))
+        let buffer = UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value)))
+        return String(validating: buffer, as: UTF8.self).map(SQLiteValue.text) ?? .blob(Data(buffer))
     case SQLITE_BLOB:
         let count = Int(sqlite3_value_bytes(value))
         guard count > 0, let bytes = sqlite3_value_blob(value) else { return .blob(Data()) }

@@ -168,6 +168,17 @@ final class SQLiteStatement {
         sqlite3_column_type(handle, index) == SQLITE_NULL
     }
 
+    /// How the column's value is stored, which the readers below would convert.
+    func storageClass(at index: Int32) -> SQLiteStorageClass {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: .integer
+        case SQLITE_FLOAT: .real
+        case SQLITE_TEXT: .text
+        case SQLITE_BLOB: .blob
+        default: .null
+        }
+    }
+
     /// The column as an integer (SQLite converts other types).
     func int64(at index: Int32) -> Int64 {
         sqlite3_column_int64(handle, index)
@@ -183,6 +194,16 @@ final class SQLiteStatement {
         guard let bytes = sqlite3_column_text(handle, index) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    /// The column as text when it is valid UTF-8; nil otherwise (no repair).
+    func validText(at index: Int32) -> String? {
+        guard let bytes = sqlite3_column_text(handle, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        let buffer = UnsafeBufferPointer(start: bytes, count: count)
+        // ASCII (most text) is valid as it is; validating the rest costs more than decoding.
+        if buffer.reduce(0, |) < 0x80 { return String(decoding: buffer, as: UTF8.self) }
+        return String(validating: buffer, as: UTF8.self)
     }
 
     /// The column as bytes.

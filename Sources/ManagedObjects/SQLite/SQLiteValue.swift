@@ -8,3 +8,8 @@ enum SQLiteValue: Hashable, Sendable {
     case text(String)
     case blob(Data)
 }
+
+/// How SQLite stores one value: what a column holds, read without converting it.
+enum SQLiteStorageClass: Sendable {
+    case null, integer, real, text, blob
+}

@@ -94,12 +94,64 @@ public final class BinaryStore: PersistentStore {
                     message: "record key \(entry.key) is not below the next primary key \(file.nextPrimaryKey)")
             }
             let id = ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: file.identifier, primaryKey: entry.key))
+            guard entry.values.count == entity.properties.count else {
+                throw PersistenceError(
+                    .invalidStore,
+                    message: "the record \(entry.key) of \(entity.name) has \(entry.values.count) values for "
+                        + "\(entity.properties.count) properties",
+                    objectID: id)
+            }
             var values: [StoreValue] = []
             values.reserveCapacity(entry.values.count)
             for value in entry.values { values.append(try value.storeValue(model: model, storeIdentifier: file.identifier)) }
+            for property in entity.properties {
+                if let problem = Self.problem(with: values[property.index], for: property) {
+                    throw PersistenceError(
+                        .invalidStore,
+                        message: "\(entity.name).\(property.name) of the record \(entry.key) \(problem); "
+                            + "the store refuses to open the file rather than convert the value",
+                        objectID: id, key: property.name)
+                }
+            }
             loaded.records[id] = StoreRecord(objectID: id, version: entry.version, values: values)
         }
         return loaded
+    }
+
+    /// Why `value` cannot be the value of `property` as a save would have written it (another
+    /// kind of value, a number outside the attribute's type, nil in a required attribute), as
+    /// the end of a sentence; nil when it can.
+    static func problem(with value: StoreValue, for property: PropertyDescription) -> String? {
+        if property.isTransient { return nil }
+        guard let attribute = property as? AttributeDescription else {
+            let isToMany = (property as? RelationshipDescription)?.isToMany ?? false
+            switch value {
+            case .toMany: return isToMany ? nil : "holds several objects for a to-one relationship"
+            case .toOne, .null: return isToMany ? "holds one object for a to-many relationship" : nil
+            default: return "holds \(describe(value)), which is not a relationship's value"
+            }
+        }
+        let fits: Bool
+        switch (value, attribute.attributeType) {
+        case (.null, _): return attribute.isOptional ? nil : "is nil, but the attribute is required"
+        case (.integer(let integer), .integer16): fits = Int16(exactly: integer) != nil
+        case (.integer(let integer), .integer32): fits = Int32(exactly: integer) != nil
+        case (.integer, .integer64), (.decimal, .decimal), (.string, .string), (.boolean, .boolean), (.date, .date),
+             (.data, .binaryData), (.data, .transformable), (.uuid, .uuid), (.uri, .uri), (.double, .double):
+            fits = true
+        case (.double(let double), .float): fits = !(double.isFinite && Float(double).isInfinite)
+        default: fits = false
+        }
+        return fits ? nil : "holds \(describe(value)), which is not a value of its type (\(attribute.attributeType))"
+    }
+
+    /// A value for a message, dates as their seconds (a date far out of range may not print).
+    private static func describe(_ value: StoreValue) -> String {
+        switch value {
+        case .date(let date): "the date \(date.timeIntervalSinceReferenceDate)"
+        case .string(let text): "the string \"\(text.prefix(40))\(text.count > 40 ? "…" : "")\""
+        default: "the \(value.kindName) \(value)"
+        }
     }
 
     /// The entities whose version hashes differ between the file and the model, as sentences.
@@ -118,13 +170,15 @@ public final class BinaryStore: PersistentStore {
     }
 
     /// Reserves `count` keys, unique in the store.
+    ///
+    /// - Throws: ``PersistenceError/Code/saveFailed`` when the keys would pass `Int64.max`.
     public func newPrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64] {
         try state.withLock { state in
             let first = state.nextPrimaryKey
             let (end, overflow) = first.addingReportingOverflow(Int64(count))
             guard count >= 0, !overflow else {
                 throw PersistenceError(
-                    .operationFailed, message: "\(fileURL.path) has no primary keys left for \(count) new objects of \(entity.name)",
+                    .saveFailed, message: "\(fileURL.path) has no primary keys left for \(count) new objects of \(entity.name)",
                     fileURL: fileURL)
             }
             state.nextPrimaryKey = end

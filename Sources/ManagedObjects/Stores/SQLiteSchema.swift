@@ -73,9 +73,58 @@ struct SQLiteSchema: Sendable {
 
     /// How one property is read from a row (positions in the table's SELECT list).
     enum Read: Sendable {
-        case attribute(index: Int, position: Int32, type: AttributeType)
+        /// An attribute's column, with how its values are checked and whether NULL is refused
+        /// (the attribute is not optional).
+        case attribute(index: Int, position: Int32, decoding: Decoding, isRequired: Bool)
         case toOne(index: Int, position: Int32, entityPosition: Int32?, destination: EntityDescription)
         case toMany(index: Int)
+    }
+
+    /// What an attribute's column may hold and how it reads, worked out once per entity so
+    /// that reading a row switches over this enumeration instead of comparing attribute types.
+    /// A value the store would not have written for the type (another storage class, a number
+    /// outside the type, text that is not UTF-8 or not a number) is refused, never converted.
+    enum Decoding: Sendable {
+        /// An integer (a real only when it is one) from `min` to `max`.
+        case integer(min: Int64, max: Int64)
+        /// 0 or 1.
+        case boolean
+        /// A real, or an integer a `Double` holds exactly.
+        case double
+        /// A real or an integer within `Float`'s range.
+        case float
+        /// A real or an integer: seconds since the reference date.
+        case date
+        /// Text of a decimal number in plain notation (what `Decimal.description` writes).
+        case decimal
+        /// UTF-8 text.
+        case string
+        /// UTF-8 text that is a URL.
+        case uri
+        /// A blob.
+        case data
+        /// A blob of 16 bytes.
+        case uuid
+        /// A type the store keeps no column for.
+        case none
+
+        init(_ type: AttributeType) {
+            switch type {
+            case .integer16: self = .integer(min: Int64(Int16.min), max: Int64(Int16.max))
+            case .integer32: self = .integer(min: Int64(Int32.min), max: Int64(Int32.max))
+            case .integer64: self = .integer(min: .min, max: .max)
+            case .boolean: self = .boolean
+            case .double: self = .double
+            case .float: self = .float
+            case .date: self = .date
+            case .decimal: self = .decimal
+            case .string: self = .string
+            case .uri: self = .uri
+            case .binaryData, .transformable: self = .data
+            case .uuid: self = .uuid
+            default: self = .none
+            }
+        }
     }
 
     /// One entity's place in the schema.
@@ -253,7 +302,9 @@ struct SQLiteSchema: Sendable {
             for (index, storage) in mapping.storage.enumerated() {
                 switch storage {
                 case .attribute(let column, let type):
-                    if let position = positions[column] { reads.append(.attribute(index: index, position: position, type: type)) }
+                    guard let position = positions[column], let entity = model.entity(named: name) else { break }
+                    reads.append(.attribute(
+                        index: index, position: position, decoding: Decoding(type), isRequired: !entity.properties[index].isOptional))
                 case .toOne(let column, let entityColumn, let destination):
                     if let position = positions[column], let destination = model.entity(named: destination) {
                         reads.append(.toOne(

@@ -61,12 +61,12 @@ extension SQLiteStore {
     public func fetchAttributes(_ attributes: [AttributeDescription], for request: StoreFetchRequest) throws -> StoreAttributeRows? {
         guard let plan = plan(request) else { return StoreAttributeRows(objectIDs: [], values: [], attributeCount: attributes.count) }
         guard plan.appliedSortAndLimit else { return nil }
-        var columns: [(column: String, type: AttributeType)] = []
+        var columns: [(column: String, decoding: SQLiteSchema.Decoding, isRequired: Bool)] = []
         for attribute in attributes {
             guard attribute.index < plan.mapping.storage.count,
                   case .attribute(let column, let type) = plan.mapping.storage[attribute.index]
             else { return nil }
-            columns.append((column, type))
+            columns.append((column, SQLiteSchema.Decoding(type), !attribute.isOptional))
         }
         let table = plan.mapping.table
         let sql = "SELECT \(table).\"Z_PK\", \(table).\"Z_ENT\"" + columns.map { ", \(table).\($0.column)" }.joined()
@@ -98,8 +98,13 @@ extension SQLiteStore {
                 rows.objectIDs.append(ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, primaryKey: key)))
                 for (offset, column) in columns.enumerated() {
                     let position = Int32(offset + 2)
-                    rows.values.append(
-                        row.isNull(at: position) ? .null : try decode(row, at: position, as: column.type, table: table, key: key))
+                    let storage = row.storageClass(at: position)
+                    guard storage != .null || !column.isRequired,
+                          let value = storage == .null ? .null : decode(row, at: position, storage, as: column.decoding)
+                    else {
+                        throw refusal(row, at: position, entity: entity, index: attributes[offset].index, key: key, table: table)
+                    }
+                    rows.values.append(value)
                 }
             }
             return rows
@@ -149,11 +154,25 @@ extension SQLiteStore {
     }
 
     /// Runs `body` with the connection, the plan's comparisons in the slots `mo_compare` reads.
+    /// When `mo_compare` stops a statement at a row whose value is not text, the error is the
+    /// one reading that row gives (naming its entity, attribute and record).
     private func withPlan<Result>(_ plan: FetchPlan, _ body: (inout State) throws -> Result) throws -> Result {
         try withConnection(.operationFailed) { state in
             state.comparisonFunction.comparisons = plan.evaluatedComparisons
-            defer { state.comparisonFunction.comparisons = [] }
-            return try body(&state)
+            state.comparisonFunction.refused = nil
+            defer {
+                state.comparisonFunction.comparisons = []
+                state.comparisonFunction.refused = nil
+            }
+            do {
+                return try body(&state)
+            } catch let error as SQLiteError {
+                guard let refused = state.comparisonFunction.refused else { throw error }
+                _ = try readRecords(
+                    state.connection, table: refused.table, where: "\(refused.table).\"Z_PK\" = ?", bindings: [.integer(refused.key)],
+                    readsToMany: false)
+                throw error
+            }
         }
     }
 
@@ -166,7 +185,7 @@ extension SQLiteStore {
         var appliedPredicate: Bool
         var appliedSortAndLimit: Bool
         /// The comparisons the condition evaluates with `mo_compare`, by slot.
-        var evaluatedComparisons: [KeyValuePredicate.Comparison]
+        var evaluatedComparisons: [SQLiteComparisonFunction.Slot]
     }
 }
 
@@ -182,7 +201,7 @@ struct SQLitePredicateTranslator {
     private(set) var bindings: [SQLiteValue] = []
     /// The comparisons the conditions made so far evaluate with ``SQLiteComparisonFunction``,
     /// by slot.
-    private(set) var evaluatedComparisons: [KeyValuePredicate.Comparison] = []
+    private(set) var evaluatedComparisons: [SQLiteComparisonFunction.Slot] = []
 
     init(entity: EntityDescription, mapping: SQLiteSchema.EntityMapping, schema: SQLiteSchema, storeIdentifier: String) {
         self.entity = entity
@@ -196,7 +215,20 @@ struct SQLitePredicateTranslator {
     private struct Column {
         var sql: String
         var kind: Kind
+        var row: RowOfColumn
         var via: (foreignKey: String, table: String)?
+    }
+
+    /// The row a column is read from, for `mo_compare` to name a record whose value it refuses:
+    /// the row's key (qualified by the table or alias the column is) and its table.
+    struct RowOfColumn {
+        var key: String
+        var table: String
+
+        init(_ qualifier: String, table: String) {
+            key = qualifier + ".\"Z_PK\""
+            self.table = table
+        }
     }
 
     /// The alias of the destination table inside a to-one subquery.
@@ -243,12 +275,16 @@ struct SQLitePredicateTranslator {
         guard case .keyPath(let path) = expression else { return nil }
         let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         if keys.count == 1 {
-            return attributeColumn(keys[0], of: entity, in: mapping).map { Column(sql: "\(mapping.table).\($0.column)", kind: $0.kind) }
+            return attributeColumn(keys[0], of: entity, in: mapping).map {
+                Column(sql: "\(mapping.table).\($0.column)", kind: $0.kind, row: RowOfColumn(mapping.table, table: mapping.table))
+            }
         }
         guard keys.count == 2, let (foreignKey, destination, destinationMapping) = toOne(keys[0]),
               let (column, kind) = attributeColumn(keys[1], of: destination, in: destinationMapping)
         else { return nil }
-        return Column(sql: "\(Self.destinationAlias).\(column)", kind: kind, via: (foreignKey, destinationMapping.table))
+        return Column(
+            sql: "\(Self.destinationAlias).\(column)", kind: kind, row: RowOfColumn(Self.destinationAlias, table: destinationMapping.table),
+            via: (foreignKey, destinationMapping.table))
     }
 
     /// A stored attribute of `entity` with a type whose comparisons SQL makes exactly.
@@ -337,11 +373,11 @@ struct SQLitePredicateTranslator {
             }
         }
         guard let found = self.column(left), case .constant(let constant) = right else { return nil }
-        guard let via = found.via else { return condition(op, column: found.sql, kind: found.kind, constant: constant) }
+        guard let via = found.via else { return condition(op, column: found.sql, kind: found.kind, constant: constant, row: found.row) }
         // Through a to-one relationship: a record without a related object compares as a nil
         // value does in memory (the NULL form), the others through the destination's rows.
-        guard let whenNil = condition(op, column: "NULL", kind: found.kind, constant: constant),
-              let whenRelated = condition(op, column: found.sql, kind: found.kind, constant: constant)
+        guard let whenNil = condition(op, column: "NULL", kind: found.kind, constant: constant, row: nil),
+              let whenRelated = condition(op, column: found.sql, kind: found.kind, constant: constant, row: found.row)
         else { return nil }
         // CASE keeps the result two-valued: `fk IN (…)` alone is NULL for a NULL key, and NOT
         // of NULL would drop the row where in-memory evaluation keeps it.
@@ -354,7 +390,7 @@ struct SQLitePredicateTranslator {
     /// (see ``SQLiteComparisonFunction``); nil for other comparisons.
     private mutating func evaluatedComparison(_ comparison: KeyValuePredicate.Comparison) -> String? {
         guard let found = column(comparison.leftExpression), found.kind == .string,
-              let (call, whenNil) = evaluatedCall(comparison, column: found.sql)
+              let (call, whenNil) = evaluatedCall(comparison, column: found.sql, row: found.row)
         else { return nil }
         guard let via = found.via else { return call }
         return "(CASE WHEN \(via.foreignKey) IS NULL THEN \(whenNil ? 1 : 0) ELSE \(via.foreignKey) IN "
@@ -365,13 +401,16 @@ struct SQLitePredicateTranslator {
     /// comparison gives for nil; nil when its constant is not strings, or when it throws (a
     /// `MATCHES` pattern that does not compile stays with in-memory evaluation, which reports
     /// the error).
-    private mutating func evaluatedCall(_ comparison: KeyValuePredicate.Comparison, column: String) -> (call: String, whenNil: Bool)? {
+    private mutating func evaluatedCall(
+        _ comparison: KeyValuePredicate.Comparison, column: String, row: RowOfColumn?
+    ) -> (call: String, whenNil: Bool)? {
         guard case .constant(let constant) = comparison.rightExpression, let constant,
               constant is String || (Self.elements(constant).map { !$0.isEmpty && $0.allSatisfy { $0 is String } } ?? false),
               let whenNil = try? comparison.evaluate(leftValue: nil), (try? comparison.evaluate(leftValue: "")) != nil
         else { return nil }
-        let call = "\(SQLiteComparisonFunction.name)(\(bind(.integer(Int64(evaluatedComparisons.count)))), \(column))"
-        evaluatedComparisons.append(comparison)
+        let slot = bind(.integer(Int64(evaluatedComparisons.count)))
+        let call = "\(SQLiteComparisonFunction.name)(\(slot), \(column), \(row?.key ?? "NULL"))"
+        evaluatedComparisons.append(SQLiteComparisonFunction.Slot(comparison: comparison, table: row?.table))
         return (call, whenNil)
     }
 
@@ -414,17 +453,18 @@ struct SQLitePredicateTranslator {
         guard keys.count == 2, let (members, destination, destinationMapping) = toMany(keys[0]) else { return nil }
         if keys[1] == "@count" {
             guard comparison.modifier == .direct, comparison.options.isEmpty else { return nil }
-            return condition(comparison.operatorType, column: "(SELECT COUNT(*) \(members))", kind: .number, constant: constant)
+            return condition(comparison.operatorType, column: "(SELECT COUNT(*) \(members))", kind: .number, constant: constant, row: nil)
         }
         guard comparison.modifier != .direct, entity.relationshipsByName[keys[0]]?.isOrdered == false,
               let (column, kind) = attributeColumn(keys[1], of: destination, in: destinationMapping)
         else { return nil }
         let memberColumn = "\(Self.memberAlias).\(column)"
+        let memberRow = RowOfColumn(Self.memberAlias, table: destinationMapping.table)
         let element: String?
         if !comparison.options.isEmpty || comparison.operatorType == .like || comparison.operatorType == .matches {
-            element = kind == .string ? evaluatedCall(comparison, column: memberColumn)?.call : nil
+            element = kind == .string ? evaluatedCall(comparison, column: memberColumn, row: memberRow)?.call : nil
         } else {
-            element = condition(comparison.operatorType, column: memberColumn, kind: kind, constant: constant)
+            element = condition(comparison.operatorType, column: memberColumn, kind: kind, constant: constant, row: memberRow)
         }
         guard let element else { return nil }
         return comparison.modifier == .any
@@ -458,14 +498,18 @@ struct SQLitePredicateTranslator {
         case ("@max", .number), ("@max", .date): aggregate = "MAX(\(value))"
         default: return nil
         }
-        return condition(comparison.operatorType, column: "(SELECT \(aggregate) \(members))", kind: kind, constant: constant)
+        return condition(comparison.operatorType, column: "(SELECT \(aggregate) \(members))", kind: kind, constant: constant, row: nil)
     }
 
-    /// `column OP constant` with in-memory semantics, or nil (no bindings added then).
-    private mutating func condition(_ op: KeyValuePredicate.Comparison.Operator, column: String, kind: Kind, constant: Any?) -> String? {
+    /// `column OP constant` with in-memory semantics, or nil (no bindings added then). `row`
+    /// is the row a string column belongs to (nil for a value that is not a column).
+    private mutating func condition(
+        _ op: KeyValuePredicate.Comparison.Operator, column: String, kind: Kind, constant: Any?, row: RowOfColumn?
+    ) -> String? {
         let saved = (bindings, evaluatedComparisons)
         let sql = kind == .string
-            ? stringCondition(op, column: column, constant: constant) : plainCondition(op, column: column, kind: kind, constant: constant)
+            ? stringCondition(op, column: column, constant: constant, row: row)
+            : plainCondition(op, column: column, kind: kind, constant: constant)
         guard let sql else {
             (bindings, evaluatedComparisons) = saved
             return nil
@@ -478,7 +522,9 @@ struct SQLitePredicateTranslator {
     /// the same for ASCII values and ASCII constants only. So ASCII rows are compared in SQL
     /// and the others with `mo_compare`; `BEGINSWITH`, `ENDSWITH` and `CONTAINS` (where "\r\n"
     /// is one character in memory) and non-ASCII constants always go through `mo_compare`.
-    private mutating func stringCondition(_ op: KeyValuePredicate.Comparison.Operator, column: String, constant: Any?) -> String? {
+    private mutating func stringCondition(
+        _ op: KeyValuePredicate.Comparison.Operator, column: String, constant: Any?, row: RowOfColumn?
+    ) -> String? {
         if Self.isNil(constant) { return plainCondition(op, column: column, kind: .string, constant: constant) }
         guard let constant else { return nil }
         let strings = (constant as? String).map { [$0] } ?? Self.elements(constant)?.compactMap { $0 as? String }
@@ -486,11 +532,13 @@ struct SQLitePredicateTranslator {
         let comparison = KeyValuePredicate.Comparison(.keyPath("value"), op, .constant(constant))
         switch op {
         case .beginsWith, .endsWith, .contains:
-            return evaluatedCall(comparison, column: column)?.call
+            return evaluatedCall(comparison, column: column, row: row)?.call
         default:
-            guard strings.allSatisfy({ $0.utf8.allSatisfy { $0 < 0x80 } }) else { return evaluatedCall(comparison, column: column)?.call }
+            guard strings.allSatisfy({ $0.utf8.allSatisfy { $0 < 0x80 } }) else {
+                return evaluatedCall(comparison, column: column, row: row)?.call
+            }
             guard let plain = plainCondition(op, column: column, kind: .string, constant: constant),
-                  let call = evaluatedCall(comparison, column: column)?.call
+                  let call = evaluatedCall(comparison, column: column, row: row)?.call
             else { return nil }
             // A text's length in characters equals its length in bytes when it is all ASCII.
             // (Another writer's non-text value is read as text, so it goes to `mo_compare` too.)

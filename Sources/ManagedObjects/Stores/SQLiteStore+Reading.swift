@@ -343,6 +343,14 @@ extension SQLiteStore {
         kinds: inout EntityLookup
     ) throws -> StoreRecord {
         let key = row.int64(at: 0), name = row.text(at: 1), version = row.int64(at: 2)
+        // SQLite would read text as 0 and a huge real as Int64.max, which the next save writes back.
+        guard version >= 1, row.storageClass(at: 2) == .integer else {
+            throw PersistenceError(
+                .operationFailed,
+                message: "the record \(key) in \(table) has the version (Z_OPT) \(Self.describeStoredValue(row.value(at: 2))), "
+                    + "not a positive integer",
+                sql: row.sql)
+        }
         let entity: EntityDescription, reads: [SQLiteSchema.Read]
         if let last = kinds.last, last.name == name {
             (entity, reads) = (last.entity, last.reads)
@@ -362,9 +370,16 @@ extension SQLiteStore {
         var values = [StoreValue](repeating: .null, count: entity.properties.count)
         for read in reads {
             switch read {
-            case .attribute(let index, let position, let type):
-                guard !row.isNull(at: position) else { continue }
-                values[index] = try decode(row, at: position, as: type, table: table, key: key)
+            case .attribute(let index, let position, let decoding, let isRequired):
+                let storage = row.storageClass(at: position)
+                if storage == .null {
+                    if isRequired { throw refusal(row, at: position, entity: entity, index: index, key: key, table: table) }
+                    continue
+                }
+                guard let value = decode(row, at: position, storage, as: decoding) else {
+                    throw refusal(row, at: position, entity: entity, index: index, key: key, table: table)
+                }
+                values[index] = value
             case .toOne(let index, let position, let entityPosition, let destination):
                 guard !row.isNull(at: position) else { continue }
                 let targetName = entityPosition.flatMap { row.isNull(at: $0) ? nil : row.text(at: $0) }
@@ -383,37 +398,133 @@ extension SQLiteStore {
             version: version, values: values)
     }
 
-    /// A column's value as the attribute's type.
+    /// A column's value as an attribute's type; nil when the column holds something the store
+    /// would not have written for the type (see ``SQLiteSchema/Decoding``). `storage` is the
+    /// column's storage class, not NULL.
     func decode(
-        _ row: SQLiteStatement, at position: Int32, as type: AttributeType, table: String, key: Int64
-    ) throws -> StoreValue {
-        func failure(_ what: String) -> PersistenceError {
-            PersistenceError(
-                .operationFailed, message: "column \(position + 1) of row \(key) of \(table) holds \(what)", sql: row.sql)
-        }
-        switch type {
-        case .integer16, .integer32, .integer64: return .integer(row.int64(at: position))
-        case .double, .float: return .double(row.double(at: position))
-        case .decimal:
-            let text = row.text(at: position)
-            guard let decimal = Decimal(string: text, locale: nil), !decimal.isNaN || text == "NaN" else {
-                throw failure("\"\(text)\", which is not a decimal number")
+        _ row: SQLiteStatement, at position: Int32, _ storage: SQLiteStorageClass, as decoding: SQLiteSchema.Decoding
+    ) -> StoreValue? {
+        switch decoding {
+        case .integer(let min, let max):
+            let integer: Int64
+            switch storage {
+            case .integer: integer = row.int64(at: position)
+            case .real:
+                // Another writer's real: only a whole number in range is the integer it looks like.
+                guard let exact = Int64(exactly: row.double(at: position)) else { return nil }
+                integer = exact
+            default: return nil
             }
+            return integer >= min && integer <= max ? .integer(integer) : nil
+        case .boolean:
+            guard storage == .integer || storage == .real else { return nil }
+            switch row.double(at: position) {
+            case 0: return .boolean(false)
+            case 1: return .boolean(true)
+            default: return nil
+            }
+        case .double:
+            switch storage {
+            case .real: return .double(row.double(at: position))
+            case .integer: return Double(exactly: row.int64(at: position)).map(StoreValue.double)
+            default: return nil
+            }
+        case .float:
+            guard storage == .real || storage == .integer else { return nil }
+            let double = row.double(at: position)
+            // Past Float's range a finite number would read as an infinity.
+            return double.isFinite && Float(double).isInfinite ? nil : .double(double)
+        case .date:
+            guard storage == .real || storage == .integer else { return nil }
+            return .date(Date(timeIntervalSinceReferenceDate: row.double(at: position)))
+        case .decimal:
+            guard storage == .text, let text = row.validText(at: position), Self.isPlainDecimal(text),
+                  let decimal = Decimal(string: text, locale: nil)
+            else { return nil }
             return .decimal(decimal)
-        case .string: return .string(row.text(at: position))
-        case .boolean: return .boolean(row.int64(at: position) != 0)
-        case .date: return .date(Date(timeIntervalSinceReferenceDate: row.double(at: position)))
-        case .binaryData, .transformable: return .data(row.data(at: position))
-        case .uuid:
-            let bytes = row.data(at: position)
-            guard bytes.count == 16 else { throw failure("\(bytes.count) bytes, not a 16-byte UUID") }
-            return .uuid(UUID(uuid: bytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }))
+        case .string:
+            guard storage == .text else { return nil }
+            return row.validText(at: position).map(StoreValue.string)
         case .uri:
-            let text = row.text(at: position)
-            guard let url = URL(string: text) else { throw failure("\"\(text)\", which is not a URI") }
+            guard storage == .text, let url = row.validText(at: position).flatMap({ URL(string: $0) }) else { return nil }
             return .uri(url)
-        default:
+        case .data:
+            return storage == .blob ? .data(row.data(at: position)) : nil
+        case .uuid:
+            guard storage == .blob else { return nil }
+            let bytes = row.data(at: position)
+            guard bytes.count == 16 else { return nil }
+            return .uuid(UUID(uuid: bytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }))
+        case .none:
             return .null
+        }
+    }
+
+    /// Whether `text` is a number as `Decimal.description` writes one (`-12.5`): a sign, digits
+    /// and at most one point. `Decimal(string:)` alone reads a prefix (`"12abc"` is 12).
+    static func isPlainDecimal(_ text: String) -> Bool {
+        var digits = 0, points = 0, position = 0
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "-") where position == 0: break
+            case UInt8(ascii: "."): points += 1
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digits += 1
+            default: return false
+            }
+            position += 1
+        }
+        return digits > 0 && points <= 1
+    }
+
+    /// The error for a row whose column at `position` breaks the attribute at `index` of
+    /// `entity`: NULL in a required attribute, or a value of another type or range.
+    func refusal(
+        _ row: SQLiteStatement, at position: Int32, entity: EntityDescription, index: Int, key: Int64, table: String
+    ) -> PersistenceError {
+        let property = entity.properties[index]
+        let type = (property as? AttributeDescription)?.attributeType
+        let stored = row.value(at: position)
+        let problem = if case .null = stored {
+            "is NULL, but the attribute is required"
+        } else {
+            "holds " + Self.describeStoredValue(stored) + ", which is not "
+                + (type.map { Self.describeRange(of: $0) } ?? "a value of its type")
+        }
+        return PersistenceError(
+            .operationFailed,
+            message: "\(entity.name).\(property.name) of the record \(key) in \(table) \(problem); "
+                + "the store refuses to read the record rather than convert the value",
+            objectID: ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, primaryKey: key)),
+            key: property.name, sql: row.sql)
+    }
+
+    /// A stored value for a message: short, whatever it holds.
+    static func describeStoredValue(_ value: SQLiteValue) -> String {
+        switch value {
+        case .null: "NULL"
+        case .integer(let integer): "the integer \(integer)"
+        case .real(let real): "the real \(real)"
+        case .text(let text): "the text \"\(text.prefix(40))\(text.count > 40 ? "…" : "")\""
+        case .blob(let data): "a blob of \(data.count) bytes"
+        }
+    }
+
+    /// What a column of an attribute of `type` holds, for a message.
+    static func describeRange(of type: AttributeType) -> String {
+        switch type {
+        case .integer16: "an Int16 (-32768…32767)"
+        case .integer32: "an Int32"
+        case .integer64: "an Int64"
+        case .boolean: "a Boolean (0 or 1)"
+        case .double: "a Double"
+        case .float: "a Float (within its range)"
+        case .date: "a date (seconds since 2001)"
+        case .decimal: "a decimal number"
+        case .string: "UTF-8 text"
+        case .uri: "a URI"
+        case .binaryData, .transformable: "a blob"
+        case .uuid: "a 16-byte UUID"
+        default: "a value of type \(type)"
         }
     }
 }

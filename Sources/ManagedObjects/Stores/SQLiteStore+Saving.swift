@@ -39,7 +39,11 @@ extension SQLiteStore {
                     objectID: id, oldVersion: changes.expectedVersions[id] ?? expected ?? 0, newVersion: current))
             }
         }
-        for record in changes.updated { try check(record.objectID, fallback: record.version - 1) }
+        for record in changes.updated {
+            // The version a caller gives may be any number.
+            let (previous, overflow) = record.version.subtractingReportingOverflow(1)
+            try check(record.objectID, fallback: overflow ? nil : previous)
+        }
         for id in changes.deleted { try check(id, fallback: changes.expectedVersions[id]) }
         guard !conflicts.isEmpty else { return }
         conflicts.sort { $0.objectID.description < $1.objectID.description }
@@ -106,7 +110,17 @@ extension SQLiteStore {
             if column.isEntityColumn {
                 if case .toOne(let target?) = value { try statement.bind(target.entity.name, at: parameter) }
             } else {
-                try statement.bind(Self.sqliteValue(value), at: parameter)
+                let sqlite = Self.sqliteValue(value)
+                // SQLite stores NaN as NULL: the value would come back as nil (or, in a required
+                // attribute, as a record the store refuses to read).
+                if case .real(let real) = sqlite, real.isNaN {
+                    let entity = record.objectID.entity
+                    let name = column.index < entity.properties.count ? entity.properties[column.index].name : "?"
+                    throw PersistenceError(
+                        .saveFailed, message: "\(entity.name).\(name) of \(record.objectID) is NaN, which SQLite cannot keep",
+                        objectID: record.objectID, key: name)
+                }
+                try statement.bind(sqlite, at: parameter)
             }
             parameter += 1
         }

@@ -52,6 +52,26 @@ public enum StoreValue: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+extension StoreValue {
+    /// The case's name, for messages.
+    var kindName: String {
+        switch self {
+        case .null: "nil"
+        case .integer: "integer"
+        case .double: "double"
+        case .decimal: "decimal"
+        case .string: "string"
+        case .boolean: "boolean"
+        case .date: "date"
+        case .data: "data"
+        case .uuid: "UUID"
+        case .uri: "URI"
+        case .toOne: "to-one reference"
+        case .toMany: "to-many references"
+        }
+    }
+}
+
 /// One record of a store: the object's ID, its version (incremented by every save that writes
 /// it, for optimistic locking) and its persistent values by property index.
 ///

@@ -103,22 +103,6 @@ import Testing
         #expect(throws: KeyValuePredicateError.self) { try context.fetch(FetchRequest<TestEmployee>(entityName: "Employee", predicate: predicate)) }
     }
 
-    @Test func mo_compareReadsAStringColumnAsTextWhateverItHolds() throws {
-        let (stack, store, objects, context) = try makeData()
-        defer { withExtendedLifetime(context) {} }
-        let entity = try #require(stack.model.entity(named: "Employee"))
-        // Another writer left a blob in the text column; the store reads it as text, so does mo_compare.
-        let connection = try SQLiteConnection(path: try #require(store.url).path)
-        try connection.execute("UPDATE ZEMPLOYEE SET ZFIRSTNAME = X'5A6F65' WHERE ZFIRSTNAME = 'Zoe'")
-        for format in ["firstName ==[c] 'zoe'", "firstName == 'Zoe'", "firstName > 'Z'", "firstName < 'Zz'"] {
-            let predicate = try KeyValuePredicate(format: format)
-            let expected = try objects.filter { try predicate.evaluate(with: $0) }.map(\.objectID)
-            let result = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate))
-            #expect(result.appliedPredicate, "\(format)")
-            #expect(Set(result.records.map(\.objectID)) == Set(expected), "\(format)")
-        }
-    }
-
     @Test func aFewRecordsMatchedByMoCompareGetTheirRelationshipsByKey() throws {
         let (stack, store, _, context) = try makeData()
         defer { withExtendedLifetime(context) {} }

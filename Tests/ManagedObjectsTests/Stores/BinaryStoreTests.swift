@@ -91,6 +91,72 @@ import Testing
         #expect(coordinator.persistentStores.isEmpty)
     }
 
+    /// A store file with one sample (all values set) and its owner, rewritten by `edit`.
+    private func damagedFile(_ edit: (inout BinaryStoreFile) -> Void) throws -> URL {
+        let url = temporaryURL()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try allTypesModel())
+        try coordinator.addPersistentStore(type: .binary, at: url)
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let sample = try context.insertNewObject(forEntityName: "Sample")
+        for (key, value) in [("i16", 1), ("i32", 2), ("i64", 3), ("double", 4), ("float", 5)] as [(String, Any)] {
+            try sample.setValue(value, forKey: key)
+        }
+        try sample.setValue(Date(), forKey: "date")
+        try sample.setValue(true, forKey: "flag")
+        try sample.setValue(try context.insertNewObject(forEntityName: "Owner"), forKey: "owner")
+        try context.save()
+        var file = try JSONDecoder().decode(BinaryStoreFile.self, from: Data(contentsOf: url))
+        edit(&file)
+        try JSONEncoder().encode(file).write(to: url)
+        return url
+    }
+
+    /// A file whose values the store would not have written for the model (a number outside
+    /// its type, another kind of value) is refused when it opens, naming the record and the
+    /// attribute, rather than read with converted values that the next save writes back.
+    @Test(arguments: [
+        (0, BinaryStoreFile.Value.integer(100_000), "i16"), (1, .integer(3_000_000_000), "i32"), (8, .string("yesterday"), "date"),
+        (4, .string("x"), "double"), (5, .double(1e300), "float"), (7, .integer(2), "flag"), (6, .data(Data([1])), "string"),
+        (12, .toMany([]), "owner"),
+    ])
+    func aValueOfTheWrongTypeOrRangeRefusesTheFile(index: Int, value: BinaryStoreFile.Value, key: String) throws {
+        let url = try damagedFile { file in
+            guard let record = file.records.firstIndex(where: { $0.entity == "Sample" }) else { return }
+            file.records[record].values[index] = value
+        }
+        defer { try? FileManager.default.removeItem(at: url) }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try allTypesModel())
+        #expect {
+            try coordinator.addPersistentStore(type: .binary, at: url)
+        } throws: { error in
+            guard let error = error as? PersistenceError else { return false }
+            return error.code == .invalidStore && error.key == key && error.objectID?.entity.name == "Sample"
+        }
+        #expect(coordinator.persistentStores.isEmpty)
+    }
+
+    @Test func aRecordWithTooFewValuesOrANextKeyInUseRefusesTheFile() throws {
+        let edits: [(inout BinaryStoreFile) -> Void] = [
+            { $0.records[0].values.removeLast() }, { $0.nextPrimaryKey = 1 }, { $0.nextPrimaryKey = -5 },
+        ]
+        for edit in edits {
+            let url = try damagedFile(edit)
+            defer { try? FileManager.default.removeItem(at: url) }
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try allTypesModel())
+            #expect { try coordinator.addPersistentStore(type: .binary, at: url) } throws: { PersistenceError.Code.invalidStore ~= $0 }
+        }
+    }
+
+    @Test func runningOutOfPrimaryKeysThrowsInsteadOfOverflowing() throws {
+        let url = try damagedFile { $0.nextPrimaryKey = Int64.max }
+        defer { try? FileManager.default.removeItem(at: url) }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try allTypesModel())
+        try coordinator.addPersistentStore(type: .binary, at: url)
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        _ = try context.insertNewObject(forEntityName: "Owner")
+        #expect { try context.save() } throws: { PersistenceError.Code.saveFailed ~= $0 }
+    }
+
     @Test(arguments: [PersistentStoreType.inMemory, .binary, .sqlite])
     func storesBehaveTheSame(type: PersistentStoreType) throws {
         let url = temporaryURL()

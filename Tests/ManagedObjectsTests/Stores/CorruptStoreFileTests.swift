@@ -128,18 +128,6 @@ import Testing
         expectCorruptFile(try openError(.binary, at: url), url)
     }
 
-    @Test func binaryStoreOutOfPrimaryKeysThrows() throws {
-        let directory = try TemporaryDirectory()
-        let url = try editedBinaryStore(in: directory) {
-            $0.replacingOccurrences(of: "\"nextPrimaryKey\":2", with: "\"nextPrimaryKey\":\(Int64.max)")
-        }
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
-        try coordinator.addPersistentStore(type: .binary, at: url)
-        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-        try context.insertNewObject(forEntityName: "Department").setValue("Sales", forKey: "name")
-        #expect { try context.save() } throws: { ($0 as? PersistenceError) != nil }
-    }
-
     @Test func unreadableStoreLocationIsNotACorruptFile() throws {
         let directory = try TemporaryDirectory()
         let folder = directory.file("Folder.binary")
