@@ -35,6 +35,61 @@ extension SQLiteStore {
         return Array(first...last)
     }
 
+    /// Keys for `count` new records of `entity`, read from the counter without writing it: the
+    /// next ``apply(_:)`` claims them in its own transaction (and throws ``SaveKeysTaken`` when
+    /// another writer moved the counter in between), so a save costs one commit.
+    ///
+    /// - Throws: ``PersistenceError/Code/saveFailed`` when the counter cannot be read or is damaged.
+    func saveKeys(for entity: EntityDescription, count: Int) throws -> [Int64] {
+        guard count > 0 else { return [] }
+        guard let mapping = schema.entities[entity.name] else {
+            throw PersistenceError(.saveFailed, message: "the store's model has no entity \(entity.name)")
+        }
+        let root = mapping.rootEntityName
+        return try withConnection(.saveFailed) { state in
+            let base: Int64, last: Int64
+            if let pending = state.pendingKeys[root] {
+                (base, last) = pending
+            } else {
+                var counter: Int64 = 0
+                try state.connection.cachedStatement("SELECT \"Z_MAX\" FROM \"Z_PRIMARYKEY\" WHERE \"Z_ENT\" = ?")
+                    .forEachRow([.text(root)]) { counter = $0.int64(at: 0) }
+                (base, last) = (counter, counter)
+            }
+            // Z_MAX is read from the file: a damaged counter must fail, not overflow.
+            let (end, overflow) = last.addingReportingOverflow(Int64(count))
+            guard !overflow, last >= 0 else {
+                throw PersistenceError(.saveFailed, message: "the primary-key counter of \(root) in Z_PRIMARYKEY is damaged (\(last))")
+            }
+            state.pendingKeys[root] = (base, end)
+            return Array((last + 1)...end)
+        }
+    }
+
+    /// Forgets the keys ``saveKeys(for:count:)`` handed out since the last ``apply(_:)``.
+    func discardSaveKeys() {
+        try? withConnection(.saveFailed) { state in state.pendingKeys = [:] }
+    }
+
+    /// Claims the keys ``saveKeys(for:count:)`` handed out, inside the save's transaction.
+    ///
+    /// - Throws: ``SaveKeysTaken`` when another writer reserved keys since they were read.
+    func claimSaveKeys(_ pending: [String: (base: Int64, last: Int64)], _ connection: SQLiteConnection) throws {
+        for (root, keys) in pending.sorted(by: { $0.key < $1.key }) {
+            var counter: Int64?
+            try connection.cachedStatement("SELECT \"Z_MAX\" FROM \"Z_PRIMARYKEY\" WHERE \"Z_ENT\" = ?")
+                .forEachRow([.text(root)]) { counter = $0.int64(at: 0) }
+            guard (counter ?? 0) == keys.base else { throw SaveKeysTaken() }
+            if counter == nil {
+                try connection.cachedStatement("INSERT INTO \"Z_PRIMARYKEY\" (\"Z_ENT\", \"Z_MAX\") VALUES (?, ?)")
+                    .execute([.text(root), .integer(keys.last)])
+            } else {
+                try connection.cachedStatement("UPDATE \"Z_PRIMARYKEY\" SET \"Z_MAX\" = ? WHERE \"Z_ENT\" = ?")
+                    .execute([.integer(keys.last), .text(root)])
+            }
+        }
+    }
+
     /// The record for `objectID`: one statement for the row, one per to-many relationship.
     ///
     /// - Throws: ``PersistenceError/Code/operationFailed`` when the file cannot be read or a
