@@ -336,16 +336,15 @@ extension ManagedObjectContext {
     }
 
     /// Loads the objects at the end of a relationship key path of `objects`, one pass per key:
-    /// a to-many relationship's records are read by their owners where the store can (one
-    /// statement for up to 500 owners), else by ID.
+    /// a to-many relationship's records and each owner's related IDs are read together where
+    /// the store can (one statement for up to 500 owners), else by ID; to-one targets are read
+    /// by ID (one statement per table for up to 500).
     private func prefetch(_ keyPath: String, of objects: [ManagedObject]) throws {
         var level = objects
         for key in keyPath.split(separator: ".").map(String.init) {
-            var next: [ManagedObject] = []
-            var faults: [ManagedObject] = []
-            var toManyOf: (relationship: RelationshipDescription, owners: [ManagedObjectID])?
+            try loadRecords(of: level.filter { $0.isFault && $0.cachedRecord == nil && $0.faultBatch == nil })
+            var toManyOf: (relationship: RelationshipDescription, owners: [ManagedObject])?
             var sameToMany = true
-            try readUnreadRelationships(key, of: level)
             for object in level {
                 try object.fireFault()
                 guard let relationship = object.entity.relationshipsByName[key] else {
@@ -355,26 +354,54 @@ extension ManagedObjectContext {
                 }
                 if relationship.isToMany && !object.objectID.isTemporaryID {
                     if toManyOf == nil { toManyOf = (relationship, []) }
-                    if toManyOf?.relationship === relationship { toManyOf?.owners.append(object.objectID) } else { sameToMany = false }
+                    if toManyOf?.relationship === relationship { toManyOf?.owners.append(object) } else { sameToMany = false }
                 }
+            }
+            var prefetched: [ManagedObjectID: StoreRecord] = [:]
+            if sameToMany, persistentStoreCoordinator.persistentStores.count == 1, let toManyOf,
+               toManyOf.owners.contains(where: { Self.needsPrefetch($0, at: toManyOf.relationship.index) }),
+               let related = try persistentStoreCoordinator.persistentStores[0].records(
+                   relatedTo: toManyOf.owners.map(\.objectID), through: toManyOf.relationship) {
+                let index = toManyOf.relationship.index
+                for owner in toManyOf.owners {
+                    if let fault = owner.values[index] as? RelationshipFault, fault.ids == nil {
+                        owner.adoptRelationshipFaultIDs(related.relatedIDs[owner.objectID] ?? [], of: fault, at: index)
+                    }
+                }
+                prefetched.reserveCapacity(related.records.count)
+                for record in related.records { prefetched[record.objectID] = record }
+            } else {
+                try readUnreadRelationships(key, of: level)
+            }
+            var next: [ManagedObject] = []
+            var faults: [ManagedObject] = []
+            for object in level {
+                guard let relationship = object.entity.relationshipsByName[key] else { continue }
                 let related = relationship.isToMany
                     ? object.toManyObjects(at: relationship.index)
                     : (object.values[relationship.index] as? ManagedObject).map { [$0] } ?? []
                 for target in related {
                     next.append(target)
-                    if target.isFault && target.cachedRecord == nil { faults.append(target) }
-                }
-            }
-            if !faults.isEmpty, sameToMany, persistentStoreCoordinator.persistentStores.count == 1, let toManyOf,
-               let records = try persistentStoreCoordinator.persistentStores[0].records(relatedTo: toManyOf.owners, through: toManyOf.relationship) {
-                for record in records {
-                    if let target = registered[record.objectID], target.isFault, target.cachedRecord == nil { target.cachedRecord = record }
+                    if target.isFault && target.cachedRecord == nil {
+                        target.cachedRecord = prefetched[target.objectID]
+                        faults.append(target)
+                    }
                 }
             }
             try loadRecords(of: faults.filter { $0.cachedRecord == nil })
             for target in faults { try? target.fireFault() }
             level = next
         }
+    }
+
+    /// Whether prefetching the to-many relationship at `index` of `owner` has anything to read:
+    /// its IDs, or related objects that are faults with no row.
+    private static func needsPrefetch(_ owner: ManagedObject, at index: Int) -> Bool {
+        guard index < owner.values.count else { return false }
+        let value = owner.values[index]
+        if value is RelationshipFault { return true }
+        let objects = (value as? Set<ManagedObject>).map(Array.init) ?? (value as? [ManagedObject]) ?? []
+        return objects.contains { $0.isFault && $0.cachedRecord == nil }
     }
 
     /// Reads the IDs of the unread to-many relationships named `key` of `objects` (objects
@@ -412,7 +439,7 @@ extension ManagedObjectContext {
         for fault in faults { byStore[fault.objectID.storeIdentifier ?? "", default: []].append(fault) }
         for (_, objects) in byStore {
             guard let store = persistentStoreCoordinator.store(for: objects[0].objectID) else { continue }
-            let records = try store.records(for: objects.map(\.objectID))
+            let records = try store.faultRecords(for: objects.map(\.objectID))
             for object in objects { object.cachedRecord = records[object.objectID] }
         }
     }

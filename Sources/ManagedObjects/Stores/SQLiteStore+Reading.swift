@@ -161,6 +161,19 @@ extension SQLiteStore {
     ///
     /// - Throws: ``PersistenceError/Code/operationFailed``.
     public func records(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: StoreRecord] {
+        try records(for: objectIDs, readsToMany: true)
+    }
+
+    /// The records of `objectIDs` that exist without their to-many relationships
+    /// (``StoreRecord/omittedRelationships``): one statement per table (per 500 IDs), what a
+    /// batch of faults and prefetched to-one targets read.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed``.
+    public func faultRecords(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: StoreRecord] {
+        try records(for: objectIDs, readsToMany: false)
+    }
+
+    private func records(for objectIDs: [ManagedObjectID], readsToMany: Bool) throws -> [ManagedObjectID: StoreRecord] {
         var keysByTable: [String: [Int64]] = [:]
         for id in objectIDs where id.storeIdentifier == identifier {
             guard let key = id.primaryKey, let mapping = schema.entities[id.entity.name] else { continue }
@@ -179,7 +192,7 @@ extension SQLiteStore {
                         ? fullChunkPlaceholders : Array(repeating: "?", count: chunk.count).joined(separator: ", ")
                     let records = try readRecords(
                         state.connection, table: table, where: "\(table).\"Z_PK\" IN (\(placeholders))",
-                        bindings: chunk.map { .integer($0) })
+                        bindings: chunk.map { .integer($0) }, readsToMany: readsToMany)
                     for record in records where wanted.contains(record.objectID) { found[record.objectID] = record }
                     start += 500
                 }
@@ -188,41 +201,49 @@ extension SQLiteStore {
         return found
     }
 
-    /// The records a to-many relationship of `owners` relates them to: one statement per 500
-    /// owners, selecting by the inverse foreign key (or through the join table), and one per
-    /// to-many relationship of the records read; nil for a relationship this store does not keep
+    /// The records a to-many relationship of `owners` relates them to, with each owner's
+    /// related IDs: one statement per 500 owners, selecting by the inverse foreign key (or
+    /// through the join table) and reading the owner's key with each row; the records leave
+    /// their own to-many relationships out. Nil for a relationship this store does not keep
     /// that way.
     ///
     /// - Throws: ``PersistenceError/Code/operationFailed``.
-    public func records(relatedTo owners: [ManagedObjectID], through relationship: RelationshipDescription) throws -> [StoreRecord]? {
+    public func records(relatedTo owners: [ManagedObjectID], through relationship: RelationshipDescription) throws -> StoreRelatedRecords? {
         guard let owner = owners.first, let mapping = schema.entities[owner.entity.name],
               relationship.index < mapping.storage.count
         else { return nil }
         let storage = mapping.storage[relationship.index]
-        let keys = owners.compactMap { $0.storeIdentifier == identifier ? $0.primaryKey : nil }
-        var records: [StoreRecord] = []
+        var ownersByKey: [Int64: ManagedObjectID] = [:]
+        for id in owners where id.storeIdentifier == identifier { if let key = id.primaryKey { ownersByKey[key] = id } }
+        let keys = ownersByKey.keys.sorted()
+        var result = StoreRelatedRecords(records: [], relatedIDs: [:])
+        let from: String, ownerColumn: String, order: String, table: String
+        switch storage {
+        case .toManyByInverse(let other, let foreignKey, let position):
+            (table, from, ownerColumn) = (other, other, "\(other).\(foreignKey)")
+            order = " ORDER BY \(ownerColumn), " + (position.map { "\(other).\($0), " } ?? "") + "\(other).\"Z_PK\""
+        case .toManyByJoin(let join, let own, let otherColumn, let position, let otherTable):
+            (table, from, ownerColumn) = (otherTable, "\(otherTable) JOIN \(join) AS j ON j.\(otherColumn) = \(otherTable).\"Z_PK\"", "j.\(own)")
+            order = " ORDER BY j.\(own), " + (position.map { "j.\($0), " } ?? "") + "j.\(otherColumn)"
+        default:
+            return nil
+        }
         try withConnection(.operationFailed) { state in
             var start = 0
             while start < keys.count {
                 let chunk = keys[start..<min(start + 500, keys.count)]
                 let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                let table: String, condition: String
-                switch storage {
-                case .toManyByInverse(let other, let foreignKey, _):
-                    (table, condition) = (other, "\(other).\(foreignKey) IN (\(placeholders))")
-                case .toManyByJoin(let join, let own, let otherColumn, _, let otherTable):
-                    (table, condition) = (otherTable, "\(otherTable).\"Z_PK\" IN (SELECT \(otherColumn) FROM \(join) WHERE \(own) IN (\(placeholders)))")
-                default:
-                    return
+                let (records, ownerKeys) = try readRows(
+                    state.connection, table: table, from: from, where: "\(ownerColumn) IN (\(placeholders))",
+                    bindings: chunk.map { .integer($0) }, orderAndLimit: order, ownerColumn: ownerColumn)
+                for (record, ownerKey) in zip(records, ownerKeys) {
+                    if let owner = ownersByKey[ownerKey] { result.relatedIDs[owner, default: []].append(record.objectID) }
                 }
-                records += try readRecords(state.connection, table: table, where: condition, bindings: chunk.map { .integer($0) })
+                result.records += records
                 start += 500
             }
         }
-        switch storage {
-        case .toManyByInverse, .toManyByJoin: return records
-        default: return nil
-        }
+        return result
     }
 
     /// The records of `entity` (and its subentities), in primary-key order: one statement for
@@ -278,28 +299,48 @@ extension SQLiteStore {
         return ("\(mapping.table).\"Z_ENT\" IN (\(placeholders))", names.map { .text($0) })
     }
 
-    /// Reads the rows of `table` matching `condition` into records, then fills their to-many
-    /// relationships with one statement per relationship.
+    /// Reads the rows of `table` (selected `from` it, or a join with it) matching `condition`
+    /// into records that leave their to-many relationships out; with `ownerColumn`, also that
+    /// column's value of each row.
+    func readRows(
+        _ connection: SQLiteConnection, table: String, from: String? = nil, where condition: String, bindings: [SQLiteValue],
+        orderAndLimit: String = "", ownerColumn: String? = nil
+    ) throws -> (records: [StoreRecord], owners: [Int64]) {
+        guard let select = schema.selectLists[table] else { return ([], []) }
+        let whereClause = condition.isEmpty ? "" : " WHERE " + condition
+        let sql = "SELECT \(select.sql)" + (ownerColumn.map { ", " + $0 } ?? "") + " FROM \(from ?? table)" + whereClause + orderAndLimit
+        var records: [StoreRecord] = []
+        var owners: [Int64] = []
+        var kinds = EntityLookup()
+        // The to-many relationships each entity's records leave out, worked out once per entity.
+        var omitted: (entity: EntityDescription, indexes: Set<Int>)?
+        try connection.cachedStatement(sql).forEachRow(bindings) { row in
+            var record = try decodeRow(row, table: table, positions: select.positions, kinds: &kinds)
+            let entity = record.objectID.entity
+            if omitted?.entity !== entity {
+                let isToMany = entity.isToManyByIndex
+                omitted = (entity, Set(isToMany.indices.filter { isToMany[$0] }))
+            }
+            record.omittedRelationships = omitted?.indexes ?? []
+            records.append(record)
+            if ownerColumn != nil { owners.append(row.int64(at: row.columnCount - 1)) }
+        }
+        return (records, owners)
+    }
+
+    /// Reads the rows of `table` matching `condition` into records, then (with `readsToMany`)
+    /// fills their to-many relationships with one statement per relationship.
     func readRecords(
         _ connection: SQLiteConnection, table: String, where condition: String, bindings: [SQLiteValue],
         orderAndLimit: String = "", readsToMany: Bool = true
     ) throws -> [StoreRecord] {
-        guard let select = schema.selectLists[table] else { return [] }
+        var records = try readRows(connection, table: table, where: condition, bindings: bindings, orderAndLimit: orderAndLimit).records
+        guard readsToMany, !records.isEmpty else { return records }
         let whereClause = condition.isEmpty ? "" : " WHERE " + condition
-        let sql = "SELECT \(select.sql) FROM \(table)" + whereClause + orderAndLimit
-        var records: [StoreRecord] = []
-        var kinds = EntityLookup()
-        try connection.cachedStatement(sql).forEachRow(bindings) { row in
-            records.append(try decodeRow(row, table: table, positions: select.positions, kinds: &kinds))
-        }
-        let entityNames = kinds.all.keys
-        guard !records.isEmpty else { return records }
-        guard readsToMany else {
-            for position in records.indices {
-                let isToMany = records[position].objectID.entity.isToManyByIndex
-                records[position].omittedRelationships = Set(isToMany.indices.filter { isToMany[$0] })
-            }
-            return records
+        var entityNames = Set<String>()
+        for position in records.indices {
+            entityNames.insert(records[position].objectID.entity.name)
+            records[position].omittedRelationships = []
         }
 
         // To-many relationships, one statement each for all the records read.
