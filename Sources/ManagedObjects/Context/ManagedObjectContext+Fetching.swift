@@ -208,6 +208,7 @@ extension ManagedObjectContext {
             return try finishFetch(objects, request)
         }
         var appliedPredicate = !predicateInMemory, appliedOrder = true
+        let read = persistentStoreCoordinator.savedRecords.read()
         var seen = Set<ObjectIdentifier>()
         // One store gives each record once; objects seen twice are possible only across stores.
         let mayRepeat = persistentStoreCoordinator.persistentStores.count > 1
@@ -218,7 +219,7 @@ extension ManagedObjectContext {
             registered.reserveCapacity(registered.count + result.records.count)
             objects.reserveCapacity(objects.count + result.records.count)
             for record in result.records {
-                let object = registeredObject(for: record, loaded: !request.returnsObjectsAsFaults)
+                let object = registeredObject(for: record, read: read, loaded: !request.returnsObjectsAsFaults)
                 if !mayRepeat || seen.insert(ObjectIdentifier(object)).inserted { objects.append(object) }
             }
         }
@@ -323,14 +324,18 @@ extension ManagedObjectContext {
 
     /// The registered object for a fetched record, or a new one: a fault that keeps the record
     /// to fire from, or (with `loaded`) an object with its values and `awakeFromFetch` done.
-    private func registeredObject(for record: StoreRecord, loaded: Bool) -> ManagedObject {
+    private func registeredObject(for record: StoreRecord, read: RowRead, loaded: Bool) -> ManagedObject {
         if let object = registered[record.objectID] {
             // A fault takes the fresher row; a loaded object keeps its values (and any changes).
-            if object.isFault { object.cachedRecord = record }
+            if object.isFault {
+                object.cachedRecord = record
+                object.cachedRecordRead = read
+            }
             return object
         }
         let object = makeFault(for: record.objectID)
         object.cachedRecord = record
+        object.cachedRecordRead = read
         if loaded { try? object.fireFault() }
         return object
     }
@@ -358,6 +363,7 @@ extension ManagedObjectContext {
                 }
             }
             var prefetched: [ManagedObjectID: StoreRecord] = [:]
+            let read = persistentStoreCoordinator.savedRecords.read()
             if sameToMany, persistentStoreCoordinator.persistentStores.count == 1, let toManyOf,
                toManyOf.owners.contains(where: { Self.needsPrefetch($0, at: toManyOf.relationship.index) }),
                let related = try persistentStoreCoordinator.persistentStores[0].records(
@@ -384,6 +390,7 @@ extension ManagedObjectContext {
                     next.append(target)
                     if target.isFault && target.cachedRecord == nil {
                         target.cachedRecord = prefetched[target.objectID]
+                        target.cachedRecordRead = read
                         faults.append(target)
                     }
                 }
@@ -439,8 +446,12 @@ extension ManagedObjectContext {
         for fault in faults { byStore[fault.objectID.storeIdentifier ?? "", default: []].append(fault) }
         for (_, objects) in byStore {
             guard let store = persistentStoreCoordinator.store(for: objects[0].objectID) else { continue }
+            let read = persistentStoreCoordinator.savedRecords.read()
             let records = try store.faultRecords(for: objects.map(\.objectID))
-            for object in objects { object.cachedRecord = records[object.objectID] }
+            for object in objects {
+                object.cachedRecord = records[object.objectID]
+                object.cachedRecordRead = read
+            }
         }
     }
 }

@@ -206,6 +206,8 @@ extension ManagedObjectContext {
             outcome.permanentIDs = outcome.permanentIDs.map { replacements[$0] ?? $0 }
             try store.apply(changes)
         }
+        // Sibling contexts' faults holding rows of these records must read them again.
+        persistentStoreCoordinator.savedRecords.recordSave(changing: changes.updated.map(\.objectID) + changes.deleted)
         for record in changes.updated {
             if let object = updatedByID[record.objectID] {
                 outcome.versions[ObjectIdentifier(object)] = record.version
