@@ -135,6 +135,39 @@ import Testing
         #expect(context.registeredObject(for: box.objectID) === box)
     }
 
+    @Test func coordinatorsSavingRelatedRecordsAtOnceNeverShareKeys() async throws {
+        let stack = try TestStore.$kind.withValue(.sqlite) { try ManagedTestStack() }
+        let url = try #require(stack.sqliteStore?.url)
+        let model = stack.model
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+                    try coordinator.addPersistentStore(type: .sqlite, at: url)
+                    for round in 0..<8 {
+                        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                        let department = TestDepartment(context: context)
+                        department.name = "D\(writer)-\(round)"
+                        for member in 0..<5 {
+                            let employee = TestEmployee(context: context)
+                            employee.firstName = "D\(writer)-\(round)/\(member)"
+                            employee.department = department
+                        }
+                        try context.save()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try SQLiteProbe.query("SELECT count(*), count(DISTINCT Z_PK) FROM ZEMPLOYEE", at: url) == ["160|160"])
+        #expect(try SQLiteProbe.query("SELECT count(*), count(DISTINCT Z_PK) FROM ZDEPARTMENT", at: url) == ["32|32"])
+        // Every employee points at the department saved with it.
+        let mismatched = try SQLiteProbe.query(
+            "SELECT count(*) FROM ZEMPLOYEE e JOIN ZDEPARTMENT d ON d.Z_PK = e.ZDEPARTMENT WHERE e.ZFIRSTNAME NOT LIKE d.ZNAME || '/%'", at: url)
+        #expect(mismatched == ["0"])
+        #expect(try SQLiteProbe.query("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 'Employee'", at: url) == ["160"])
+    }
+
     @Test func obtainedPermanentIDsAreUniqueAndKeptBySave() throws {
         let stack = try TestStore.$kind.withValue(.sqlite) { try ManagedTestStack() }
         let (_, other) = try stack.reopened()
