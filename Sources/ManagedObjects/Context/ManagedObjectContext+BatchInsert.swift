@@ -117,6 +117,8 @@ extension ManagedObjectContext {
                 changes.updated.append(StoreRecord(objectID: target, version: record.version + 1, values: record.values))
             }
             try store.apply(changes)
+            // Sibling contexts' faults holding rows of the targets must read them again.
+            persistentStoreCoordinator.savedRecords.recordSave(changing: changes.updated.map(\.objectID))
             return ids
         }
         for gain in gains.values where gain.inverse != nil {

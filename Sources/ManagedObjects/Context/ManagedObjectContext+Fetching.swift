@@ -362,7 +362,7 @@ extension ManagedObjectContext {
                     if toManyOf?.relationship === relationship { toManyOf?.owners.append(object) } else { sameToMany = false }
                 }
             }
-            var prefetched: [ManagedObjectID: StoreRecord] = [:]
+            var prefetched: [StoreRecord] = []
             let read = persistentStoreCoordinator.savedRecords.read()
             if sameToMany, persistentStoreCoordinator.persistentStores.count == 1, let toManyOf,
                toManyOf.owners.contains(where: { Self.needsPrefetch($0, at: toManyOf.relationship.index) }),
@@ -374,8 +374,7 @@ extension ManagedObjectContext {
                         owner.adoptRelationshipFaultIDs(related.relatedIDs[owner.objectID] ?? [], of: fault, at: index)
                     }
                 }
-                prefetched.reserveCapacity(related.records.count)
-                for record in related.records { prefetched[record.objectID] = record }
+                prefetched = related.records
             } else {
                 try readUnreadRelationships(key, of: level)
             }
@@ -388,11 +387,14 @@ extension ManagedObjectContext {
                     : (object.values[relationship.index] as? ManagedObject).map { [$0] } ?? []
                 for target in related {
                     next.append(target)
-                    if target.isFault && target.cachedRecord == nil {
-                        target.cachedRecord = prefetched[target.objectID]
-                        target.cachedRecordRead = read
-                        faults.append(target)
-                    }
+                    if target.isFault && target.cachedRecord == nil { faults.append(target) }
+                }
+            }
+            // The related objects are registered now: their faults take the rows read.
+            for record in prefetched {
+                if let target = registered[record.objectID], target.isFault, target.cachedRecord == nil {
+                    target.cachedRecord = record
+                    target.cachedRecordRead = read
                 }
             }
             try loadRecords(of: faults.filter { $0.cachedRecord == nil })

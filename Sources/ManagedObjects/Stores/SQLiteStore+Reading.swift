@@ -217,6 +217,8 @@ extension SQLiteStore {
         for id in owners where id.storeIdentifier == identifier { if let key = id.primaryKey { ownersByKey[key] = id } }
         let keys = ownersByKey.keys.sorted()
         var result = StoreRelatedRecords(records: [], relatedIDs: [:])
+        // Grouped by the owner's key: hashing an integer per row, not an object ID.
+        var relatedByKey: [Int64: [ManagedObjectID]] = [:]
         let from: String, ownerColumn: String, order: String, table: String
         switch storage {
         case .toManyByInverse(let other, let foreignKey, let position):
@@ -236,13 +238,12 @@ extension SQLiteStore {
                 let (records, ownerKeys) = try readRows(
                     state.connection, table: table, from: from, where: "\(ownerColumn) IN (\(placeholders))",
                     bindings: chunk.map { .integer($0) }, orderAndLimit: order, ownerColumn: ownerColumn)
-                for (record, ownerKey) in zip(records, ownerKeys) {
-                    if let owner = ownersByKey[ownerKey] { result.relatedIDs[owner, default: []].append(record.objectID) }
-                }
+                for (record, ownerKey) in zip(records, ownerKeys) { relatedByKey[ownerKey, default: []].append(record.objectID) }
                 result.records += records
                 start += 500
             }
         }
+        for (key, ids) in relatedByKey { if let owner = ownersByKey[key] { result.relatedIDs[owner] = ids } }
         return result
     }
 
