@@ -214,6 +214,33 @@ import Testing
         #expect(reading.isEmpty, "\(reading)")
     }
 
+    @Test func prefetchingAnOrderedRelationshipKeepsEachOwnersOrder() throws {
+        let stack = try TestStore.$kind.withValue(.sqlite) { try ManagedTestStack() }
+        let store = try #require(stack.sqliteStore)
+        let orders = [["c", "a", "b"], ["z", "x"], []]
+        for (index, titles) in orders.enumerated() {
+            let project = TestProject(context: stack.context)
+            project.title = "P\(index)"
+            project.milestones = titles.map { title in
+                let milestone = TestMilestone(context: stack.context)
+                milestone.title = title
+                return milestone
+            }
+        }
+        try stack.context.save()
+        let context = stack.makeContext()
+        var request = FetchRequest<TestProject>(entityName: "Project", sortDescriptors: [KeyPathSortDescriptor(key: "title")])
+        request.relationshipKeyPathsForPrefetching = ["milestones", "members"]
+        var projects: [TestProject] = []
+        let fetching = try store.recordingSQL { projects = try context.fetch(request) }
+        #expect(fetching.count == 3, "\(fetching)")
+        var titles: [[String]] = []
+        let reading = store.recordingSQL { titles = projects.map { $0.milestones.compactMap(\.title) } }
+        #expect(reading.isEmpty, "\(reading)")
+        #expect(titles == orders)
+        #expect(projects.allSatisfy { $0.members.isEmpty && !$0.hasFault(forRelationshipNamed: "members") })
+    }
+
     @Test func firingFaultsOneByOneCostsAStatementEach() throws {
         let (coordinator, store, directory) = try makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
