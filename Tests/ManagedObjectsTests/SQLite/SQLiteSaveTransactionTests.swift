@@ -34,6 +34,22 @@ import Testing
         #expect(try SQLiteProbe.query("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 'Employee'", at: try #require(store.url)) == ["3"])
     }
 
+    @Test func aBatchInsertCommitsOnce() throws {
+        let stack = try TestStore.$kind.withValue(.sqlite) { try ManagedTestStack() }
+        let store = try #require(stack.sqliteStore)
+        let research = stack.department("Research")
+        try stack.context.save()
+        var ids: [ManagedObjectID] = []
+        let statements = try store.recordingSQL {
+            ids = try stack.context.execute(BatchInsertRequest(
+                entityName: "Employee", objects: [["firstName": "Ada", "department": research], ["firstName": "Grace"]]))
+        }
+        #expect(transactions(statements) == (1, 1), "\(statements)")
+        #expect(Set(ids).count == 2 && ids.allSatisfy { !$0.isTemporaryID })
+        #expect(research.employees.compactMap(\.firstName) == ["Ada"])
+        #expect(try SQLiteProbe.query("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 'Employee'", at: try #require(store.url)) == ["2"])
+    }
+
     @Test func keysTakenByAnotherWriterBeforeTheClaimFailTheApplyAndWriteNothing() throws {
         let directory = try TemporaryDirectory()
         let model = try makeTestModel()
@@ -166,6 +182,59 @@ import Testing
             "SELECT count(*) FROM ZEMPLOYEE e JOIN ZDEPARTMENT d ON d.Z_PK = e.ZDEPARTMENT WHERE e.ZFIRSTNAME NOT LIKE d.ZNAME || '/%'", at: url)
         #expect(mismatched == ["0"])
         #expect(try SQLiteProbe.query("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 'Employee'", at: url) == ["160"])
+    }
+
+    /// A SQLite store whose save keys another store on the same file reserves first, each time.
+    private final class OvertakenStore: PersistentStore, SaveKeyProviding {
+        let base: SQLiteStore
+        let rival: SQLiteStore
+        init(base: SQLiteStore, rival: SQLiteStore) {
+            self.base = base
+            self.rival = rival
+        }
+        var identifier: String { base.identifier }
+        var type: PersistentStoreType { base.type }
+        var url: URL? { base.url }
+        func newPrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64] { try base.newPrimaryKeys(for: entity, count: count) }
+        func saveKeys(for entity: EntityDescription, count: Int) throws -> [Int64] {
+            let keys = try base.saveKeys(for: entity, count: count)
+            _ = try rival.newPrimaryKeys(for: entity, count: 1)
+            return keys
+        }
+        func discardSaveKeys() { base.discardSaveKeys() }
+        func record(for objectID: ManagedObjectID) throws -> StoreRecord? { try base.record(for: objectID) }
+        func records(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: StoreRecord] { try base.records(for: objectIDs) }
+        func records(of entity: EntityDescription, includesSubentities: Bool) throws -> [StoreRecord] {
+            try base.records(of: entity, includesSubentities: includesSubentities)
+        }
+        func versions(of objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: Int64] { try base.versions(of: objectIDs) }
+        func apply(_ changes: SaveChanges) throws { try base.apply(changes) }
+    }
+
+    @Test func savesAndBatchInsertsWhoseKeysWereTakenWriteWithOthers() throws {
+        let directory = try TemporaryDirectory()
+        let model = try makeTestModel()
+        let store = OvertakenStore(
+            base: try SQLiteStore(url: directory.file(), model: model), rival: try SQLiteStore(url: directory.file(), model: model))
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        coordinator.addPersistentStore(store)
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let research = TestDepartment(context: context)
+        research.name = "Research"
+        let ada = TestEmployee(context: context)
+        ada.firstName = "Ada"
+        ada.department = research
+        try context.save()
+        // The rival took key 1 of each entity: the save wrote with key 2.
+        #expect(research.objectID.primaryKey == 2 && ada.objectID.primaryKey == 2)
+        #expect(try SQLiteProbe.query("SELECT Z_PK, ZDEPARTMENT FROM ZEMPLOYEE", at: directory.file()) == ["2|2"])
+
+        let ids = try context.execute(BatchInsertRequest(entityName: "Employee", objects: [["firstName": "Grace", "department": research]]))
+        #expect(ids.map(\.primaryKey) == [4])
+        #expect(try SQLiteProbe.query("SELECT Z_PK, ZDEPARTMENT FROM ZEMPLOYEE ORDER BY Z_PK", at: directory.file()) == ["2|2", "4|2"])
+        #expect(Set(research.employees.compactMap(\.firstName)) == ["Ada", "Grace"])
+        let counters = try SQLiteProbe.query("SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY WHERE Z_MAX > 0 ORDER BY Z_ENT", at: directory.file())
+        #expect(counters == ["Department|2", "Employee|4"])
     }
 
     @Test func obtainedPermanentIDsAreUniqueAndKeptBySave() throws {
