@@ -69,6 +69,9 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// ``faultRecord(for:)``. The default answers ``records(for:)``.
     ///
     /// - Throws: ``PersistenceError`` when the store cannot be read.
+    ///
+    /// Corresponds to `-[NSIncrementalStore newValuesForObjectWithID:withContext:error:]` for
+    /// several IDs at once.
     func faultRecords(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: StoreRecord]
 
     /// The records of `objectIDs` that exist, in one read where the store can.

@@ -169,6 +169,8 @@ extension SQLiteStore {
     /// batch of faults and prefetched to-one targets read.
     ///
     /// - Throws: ``PersistenceError/Code/operationFailed``.
+    ///
+    /// Corresponds to Core Data's SQLite store filling a batch of faults (rows only).
     public func faultRecords(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: StoreRecord] {
         try records(for: objectIDs, readsToMany: false)
     }

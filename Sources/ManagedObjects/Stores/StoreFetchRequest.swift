@@ -68,6 +68,9 @@ public struct StoreFetchResult: Sendable {
 
 /// What ``PersistentStore/records(relatedTo:through:)`` reads for prefetching a to-many
 /// relationship: the related records and, for each owner, the IDs its relationship holds.
+///
+/// Corresponds to no public Core Data type: what its SQLite store reads for
+/// `relationshipKeyPathsForPrefetching`.
 public struct StoreRelatedRecords: Sendable {
     /// The related records (a record related to several owners may appear more than once).
     /// They may leave their own to-many relationships out (``StoreRecord/omittedRelationships``).
@@ -121,6 +124,8 @@ extension PersistentStore {
     }
 
     /// Answers ``PersistentStore/records(for:)``: whole records.
+    ///
+    /// Corresponds to `-[NSIncrementalStore newValuesForObjectWithID:withContext:error:]` for each ID.
     public func faultRecords(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: StoreRecord] {
         try records(for: objectIDs)
     }
