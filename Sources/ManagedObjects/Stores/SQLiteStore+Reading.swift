@@ -53,7 +53,14 @@ extension SQLiteStore {
             } else {
                 var counter: Int64 = 0
                 try state.connection.cachedStatement("SELECT \"Z_MAX\" FROM \"Z_PRIMARYKEY\" WHERE \"Z_ENT\" = ?")
-                    .forEachRow([.text(root)]) { counter = $0.int64(at: 0) }
+                    .forEachRow([.text(root)]) { row in
+                        // Read as an integer, text would be 0 and hand out keys in use.
+                        guard case .integer(let value) = row.value(at: 0) else {
+                            throw PersistenceError(
+                                .saveFailed, message: "the primary-key counter of \(root) in Z_PRIMARYKEY is damaged (\(row.value(at: 0)))")
+                        }
+                        counter = value
+                    }
                 (base, last) = (counter, counter)
             }
             // Z_MAX is read from the file: a damaged counter must fail, not overflow.

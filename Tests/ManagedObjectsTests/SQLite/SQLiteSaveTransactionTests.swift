@@ -50,6 +50,20 @@ import Testing
         #expect(try SQLiteProbe.query("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 'Employee'", at: try #require(store.url)) == ["2"])
     }
 
+    @Test(arguments: ["'seven'", "-1", "9223372036854775807", "2.5"])
+    func aDamagedKeyCounterFailsTheSaveAndWritesNothing(counter: String) throws {
+        let stack = try TestStore.$kind.withValue(.sqlite) { try ManagedTestStack() }
+        let url = try #require(stack.sqliteStore?.url)
+        let connection = try SQLiteConnection(path: url.path, create: false)
+        try connection.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(counter) WHERE Z_ENT = 'Employee'")
+        _ = stack.employee("Ada")
+        let error = #expect(throws: PersistenceError.self) { try stack.context.save() }
+        #expect(error?.code == .saveFailed)
+        #expect(error?.message.contains("Z_PRIMARYKEY") == true)
+        #expect(try SQLiteProbe.query("SELECT count(*) FROM ZEMPLOYEE", at: url) == ["0"])
+        #expect(stack.context.hasChanges)
+    }
+
     @Test func keysTakenByAnotherWriterBeforeTheClaimFailTheApplyAndWriteNothing() throws {
         let directory = try TemporaryDirectory()
         let model = try makeTestModel()
