@@ -84,8 +84,11 @@ extension ManagedObjectContext {
         if let error = ValidationError.combining(failures) { throw error }
 
         let ids = try persistentStoreCoordinator.performSave { () throws -> [ManagedObjectID] in
-            let keys = try store.newPrimaryKeys(for: entity, count: records.count)
-            let ids = keys.map { ManagedObjectID(entity: entity, storeIdentifier: store.identifier, primaryKey: $0) }
+            // Keys claimed by the write's own transaction where the store can (one commit).
+            let keyProvider = store as? any SaveKeyProviding
+            defer { keyProvider?.discardSaveKeys() }
+            let keys = try keyProvider?.saveKeys(for: entity, count: records.count) ?? store.newPrimaryKeys(for: entity, count: records.count)
+            var ids = keys.map { ManagedObjectID(entity: entity, storeIdentifier: store.identifier, primaryKey: $0) }
             var changes = SaveChanges()
             changes.inserted = zip(ids, records).map { StoreRecord(objectID: $0, version: 1, values: $1) }
             // Every related record must exist; those whose inverse gains members are read whole.
@@ -117,7 +120,21 @@ extension ManagedObjectContext {
                 let version = try Self.version(after: record.version, of: target)
                 changes.updated.append(StoreRecord(objectID: target, version: version, values: record.values))
             }
-            try store.apply(changes)
+            do {
+                try store.apply(changes)
+            } catch is SaveKeysTaken {
+                // Another writer on the same file reserved those keys first: write with others.
+                let fresh = try store.newPrimaryKeys(for: entity, count: records.count).map {
+                    ManagedObjectID(entity: entity, storeIdentifier: store.identifier, primaryKey: $0)
+                }
+                let replacements = Dictionary(zip(ids, fresh), uniquingKeysWith: { first, _ in first })
+                changes.inserted = changes.inserted.map { $0.replacingIDs(replacements) }
+                changes.updated = changes.updated.map { $0.replacingIDs(replacements) }
+                ids = fresh
+                try store.apply(changes)
+            }
+            // Sibling contexts' faults holding rows of the targets must read them again.
+            persistentStoreCoordinator.savedRecords.recordSave(changing: changes.updated.map(\.objectID))
             return ids
         }
         for gain in gains.values where gain.inverse != nil {

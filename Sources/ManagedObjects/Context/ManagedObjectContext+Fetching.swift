@@ -208,6 +208,7 @@ extension ManagedObjectContext {
             return try finishFetch(objects, request)
         }
         var appliedPredicate = !predicateInMemory, appliedOrder = true
+        let read = persistentStoreCoordinator.savedRecords.read()
         var seen = Set<ObjectIdentifier>()
         // One store gives each record once; objects seen twice are possible only across stores.
         let mayRepeat = persistentStoreCoordinator.persistentStores.count > 1
@@ -218,7 +219,7 @@ extension ManagedObjectContext {
             registered.reserveCapacity(registered.count + result.records.count)
             objects.reserveCapacity(objects.count + result.records.count)
             for record in result.records {
-                let object = registeredObject(for: record, loaded: !request.returnsObjectsAsFaults)
+                let object = registeredObject(for: record, read: read, loaded: !request.returnsObjectsAsFaults)
                 if !mayRepeat || seen.insert(ObjectIdentifier(object)).inserted { objects.append(object) }
             }
         }
@@ -323,29 +324,32 @@ extension ManagedObjectContext {
 
     /// The registered object for a fetched record, or a new one: a fault that keeps the record
     /// to fire from, or (with `loaded`) an object with its values and `awakeFromFetch` done.
-    private func registeredObject(for record: StoreRecord, loaded: Bool) -> ManagedObject {
+    private func registeredObject(for record: StoreRecord, read: RowRead, loaded: Bool) -> ManagedObject {
         if let object = registered[record.objectID] {
             // A fault takes the fresher row; a loaded object keeps its values (and any changes).
-            if object.isFault { object.cachedRecord = record }
+            if object.isFault {
+                object.cachedRecord = record
+                object.cachedRecordRead = read
+            }
             return object
         }
         let object = makeFault(for: record.objectID)
         object.cachedRecord = record
+        object.cachedRecordRead = read
         if loaded { try? object.fireFault() }
         return object
     }
 
     /// Loads the objects at the end of a relationship key path of `objects`, one pass per key:
-    /// a to-many relationship's records are read by their owners where the store can (one
-    /// statement for up to 500 owners), else by ID.
+    /// a to-many relationship's records and each owner's related IDs are read together where
+    /// the store can (one statement for up to 500 owners), else by ID; to-one targets are read
+    /// by ID (one statement per table for up to 500).
     private func prefetch(_ keyPath: String, of objects: [ManagedObject]) throws {
         var level = objects
         for key in keyPath.split(separator: ".").map(String.init) {
-            var next: [ManagedObject] = []
-            var faults: [ManagedObject] = []
-            var toManyOf: (relationship: RelationshipDescription, owners: [ManagedObjectID])?
+            try loadRecords(of: level.filter { $0.isFault && $0.cachedRecord == nil && $0.faultBatch == nil })
+            var toManyOf: (relationship: RelationshipDescription, owners: [ManagedObject])?
             var sameToMany = true
-            try readUnreadRelationships(key, of: level)
             for object in level {
                 try object.fireFault()
                 guard let relationship = object.entity.relationshipsByName[key] else {
@@ -355,8 +359,29 @@ extension ManagedObjectContext {
                 }
                 if relationship.isToMany && !object.objectID.isTemporaryID {
                     if toManyOf == nil { toManyOf = (relationship, []) }
-                    if toManyOf?.relationship === relationship { toManyOf?.owners.append(object.objectID) } else { sameToMany = false }
+                    if toManyOf?.relationship === relationship { toManyOf?.owners.append(object) } else { sameToMany = false }
                 }
+            }
+            var prefetched: [StoreRecord] = []
+            let read = persistentStoreCoordinator.savedRecords.read()
+            if sameToMany, persistentStoreCoordinator.persistentStores.count == 1, let toManyOf,
+               toManyOf.owners.contains(where: { Self.needsPrefetch($0, at: toManyOf.relationship.index) }),
+               let related = try persistentStoreCoordinator.persistentStores[0].records(
+                   relatedTo: toManyOf.owners.map(\.objectID), through: toManyOf.relationship) {
+                let index = toManyOf.relationship.index
+                for owner in toManyOf.owners {
+                    if let fault = owner.values[index] as? RelationshipFault, fault.ids == nil {
+                        owner.adoptRelationshipFaultIDs(related.relatedIDs[owner.objectID] ?? [], of: fault, at: index)
+                    }
+                }
+                prefetched = related.records
+            } else {
+                try readUnreadRelationships(key, of: level)
+            }
+            var next: [ManagedObject] = []
+            var faults: [ManagedObject] = []
+            for object in level {
+                guard let relationship = object.entity.relationshipsByName[key] else { continue }
                 let related = relationship.isToMany
                     ? object.toManyObjects(at: relationship.index)
                     : (object.values[relationship.index] as? ManagedObject).map { [$0] } ?? []
@@ -365,16 +390,27 @@ extension ManagedObjectContext {
                     if target.isFault && target.cachedRecord == nil { faults.append(target) }
                 }
             }
-            if !faults.isEmpty, sameToMany, persistentStoreCoordinator.persistentStores.count == 1, let toManyOf,
-               let records = try persistentStoreCoordinator.persistentStores[0].records(relatedTo: toManyOf.owners, through: toManyOf.relationship) {
-                for record in records {
-                    if let target = registered[record.objectID], target.isFault, target.cachedRecord == nil { target.cachedRecord = record }
+            // The related objects are registered now: their faults take the rows read.
+            for record in prefetched {
+                if let target = registered[record.objectID], target.isFault, target.cachedRecord == nil {
+                    target.cachedRecord = record
+                    target.cachedRecordRead = read
                 }
             }
             try loadRecords(of: faults.filter { $0.cachedRecord == nil })
             for target in faults { try? target.fireFault() }
             level = next
         }
+    }
+
+    /// Whether prefetching the to-many relationship at `index` of `owner` has anything to read:
+    /// its IDs, or related objects that are faults with no row.
+    private static func needsPrefetch(_ owner: ManagedObject, at index: Int) -> Bool {
+        guard index < owner.values.count else { return false }
+        let value = owner.values[index]
+        if value is RelationshipFault { return true }
+        let objects = (value as? Set<ManagedObject>).map(Array.init) ?? (value as? [ManagedObject]) ?? []
+        return objects.contains { $0.isFault && $0.cachedRecord == nil }
     }
 
     /// Reads the IDs of the unread to-many relationships named `key` of `objects` (objects
@@ -418,8 +454,12 @@ extension ManagedObjectContext {
         for fault in faults { byStore[fault.objectID.storeIdentifier ?? "", default: []].append(fault) }
         for (_, objects) in byStore {
             guard let store = persistentStoreCoordinator.store(for: objects[0].objectID) else { continue }
-            let records = try store.records(for: objects.map(\.objectID))
-            for object in objects { object.cachedRecord = records[object.objectID] }
+            let read = persistentStoreCoordinator.savedRecords.read()
+            let records = try store.faultRecords(for: objects.map(\.objectID))
+            for object in objects {
+                object.cachedRecord = records[object.objectID]
+                object.cachedRecordRead = read
+            }
         }
     }
 }

@@ -44,6 +44,47 @@ extension ManagedObjectContext {
         finishSave(outcome)
     }
 
+    /// Gives the objects that have temporary IDs permanent ones now, before a save: the IDs
+    /// can then be handed to other contexts, and the save keeps them. The keys are reserved in
+    /// a transaction of their own, so no other coordinator on the same store gets them; objects
+    /// that already have permanent IDs are left as they are.
+    ///
+    /// - Throws: ``PersistenceError/Code/objectInWrongContext`` for an object of another
+    ///   context (no object gets an ID then); ``PersistenceError/Code/noPersistentStore``; what
+    ///   the store throws.
+    ///
+    /// Corresponds to `-[NSManagedObjectContext obtainPermanentIDsForObjects:error:]`.
+    public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
+        if let stranger = objects.first(where: { $0.managedObjectContext !== self }) {
+            throw PersistenceError(
+                .objectInWrongContext, message: "\(stranger.objectID) is not an object of this context", objectID: stranger.objectID)
+        }
+        var byEntity: [ObjectIdentifier: [ManagedObject]] = [:]
+        var seen = Set<ObjectIdentifier>()
+        for object in objects where object.objectID.isTemporaryID && seen.insert(ObjectIdentifier(object)).inserted {
+            byEntity[ObjectIdentifier(object.entity), default: []].append(object)
+        }
+        guard !byEntity.isEmpty else { return }
+        let store = try persistentStoreCoordinator.storeForNewObjects()
+        // Reserved together with no save of this coordinator running: a save's own keys are
+        // claimed in its transaction.
+        let ids = try persistentStoreCoordinator.performSave {
+            try byEntity.values.map { group in
+                let entity = group[0].entity
+                return try store.newPrimaryKeys(for: entity, count: group.count).map {
+                    ManagedObjectID(entity: entity, storeIdentifier: store.identifier, primaryKey: $0)
+                }
+            }
+        }
+        for (group, groupIDs) in zip(byEntity.values, ids) {
+            for (object, id) in zip(group, groupIDs) {
+                if registered[object.objectID] === object { registered[object.objectID] = nil }
+                object.objectID = id
+                registered[id] = object
+            }
+        }
+    }
+
     private func validateChanges() throws {
         var errors: [any Error] = []
         for object in inserted { do { try object.validateForInsert() } catch { errors.append(error) } }
@@ -89,12 +130,17 @@ extension ManagedObjectContext {
         var slotsByEntity: [ObjectIdentifier: [Int]] = [:]
         for (slot, object) in insertedObjects.enumerated() {
             object.saveSlot = slot
-            slotsByEntity[ObjectIdentifier(object.entity), default: []].append(slot)
+            // Objects given permanent IDs by `obtainPermanentIDs(for:)` keep them.
+            if object.objectID.isTemporaryID { slotsByEntity[ObjectIdentifier(object.entity), default: []].append(slot) }
         }
         let storeIdentifier = store.identifier
+        // Keys handed out without a write of their own, claimed by the save's one transaction;
+        // other stores reserve them the old way.
+        let keyProvider = store as? any SaveKeyProviding
+        defer { keyProvider?.discardSaveKeys() }
         for slots in slotsByEntity.values {
             let entity = insertedObjects[slots[0]].entity
-            let keys = try store.newPrimaryKeys(for: entity, count: slots.count)
+            let keys = try keyProvider?.saveKeys(for: entity, count: slots.count) ?? store.newPrimaryKeys(for: entity, count: slots.count)
             for (slot, key) in zip(slots, keys) {
                 permanentIDs[slot] = ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: storeIdentifier, primaryKey: key))
             }
@@ -142,7 +188,27 @@ extension ManagedObjectContext {
         if !conflicts.isEmpty {
             try resolve(conflicts, in: &changes, store: store, updated: updatedByID, deleted: deletedByID, outcome: &outcome, ids: id)
         }
-        try store.apply(changes)
+        do {
+            try store.apply(changes)
+        } catch is SaveKeysTaken {
+            // Another writer on the same file reserved those keys first: reserve others (in
+            // transactions of their own, so they cannot be taken) and write again.
+            var replacements: [ManagedObjectID: ManagedObjectID] = [:]
+            for slots in slotsByEntity.values {
+                let entity = insertedObjects[slots[0]].entity
+                let keys = try store.newPrimaryKeys(for: entity, count: slots.count)
+                for (slot, key) in zip(slots, keys) {
+                    guard let old = permanentIDs[slot] else { continue }
+                    replacements[old] = ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: storeIdentifier, primaryKey: key))
+                }
+            }
+            changes.inserted = changes.inserted.map { $0.replacingIDs(replacements) }
+            changes.updated = changes.updated.map { $0.replacingIDs(replacements) }
+            outcome.permanentIDs = outcome.permanentIDs.map { replacements[$0] ?? $0 }
+            try store.apply(changes)
+        }
+        // Sibling contexts' faults holding rows of these records must read them again.
+        persistentStoreCoordinator.savedRecords.recordSave(changing: changes.updated.map(\.objectID) + changes.deleted)
         for record in changes.updated {
             if let object = updatedByID[record.objectID] {
                 outcome.versions[ObjectIdentifier(object)] = record.version

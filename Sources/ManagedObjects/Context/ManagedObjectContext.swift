@@ -45,6 +45,16 @@ public final class ManagedObjectContext {
     ///
     /// Corresponds to `NSManagedObjectContext.mergePolicy`.
     public var mergePolicy: MergePolicy = .error
+    /// How old (in seconds) a row read by a fetch, a batch or a prefetch may be when its fault
+    /// fires: an older one is read again from the store. Negative (the default) means no limit,
+    /// zero means rows are never used. Whatever the interval, a row whose record another
+    /// context of the same coordinator changed or deleted and saved since it was read is read
+    /// again (firing then gives the saved values, or throws
+    /// ``PersistenceError/Code/objectNotFound``). Objects already loaded are not affected.
+    ///
+    /// Corresponds to `NSManagedObjectContext.stalenessInterval`; differences: saves of other
+    /// coordinators or processes on the same store are not seen before the interval runs out.
+    public var stalenessInterval: TimeInterval = -1
     /// A name for debugging.
     ///
     /// Corresponds to `NSManagedObjectContext.name`.
@@ -237,7 +247,9 @@ public final class ManagedObjectContext {
     func fulfillFault(of object: ManagedObject) throws {
         let id = object.objectID
         if let batch = object.faultBatch { loadBatch(batch) }
-        let cached = object.cachedRecord.take()  // moved out, not copied
+        var cached = object.cachedRecord.take()  // moved out, not copied
+        if cached != nil, let read = object.cachedRecordRead, !isFresh(read, of: id) { cached = nil }
+        object.cachedRecordRead = nil
         guard let record = try cached ?? persistentStoreCoordinator.store(for: id)?.faultRecord(for: id) else {
             object.flags.insert(.unfulfillable)
             throw PersistenceError(
@@ -251,6 +263,13 @@ public final class ManagedObjectContext {
         object.changeRecordingDepth += 1
         object.awakeFromFetch()
         object.changeRecordingDepth -= 1
+    }
+
+    /// Whether a row of `id` read at `read` may still be used: no save through the
+    /// coordinator changed the record since, and it is younger than ``stalenessInterval``.
+    func isFresh(_ read: RowRead, of id: ManagedObjectID) -> Bool {
+        if stalenessInterval >= 0 && ProcessInfo.processInfo.systemUptime - read.uptime >= stalenessInterval { return false }
+        return !persistentStoreCoordinator.savedRecords.isStale(id, since: read)
     }
 
     /// A record's values as objects store them: relationships as registered objects or faults.

@@ -69,6 +69,9 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// The record a fetch read for this fault, which firing it uses instead of reading the
     /// store again; released when the fault fires.
     package final var cachedRecord: StoreRecord?
+    /// When `cachedRecord` was read: firing checks it against the saves of the coordinator's
+    /// other contexts and the context's ``ManagedObjectContext/stalenessInterval``.
+    final var cachedRecordRead: RowRead?
     /// The batch of a fetch with a batch size this fault belongs to; firing it loads the batch.
     final var faultBatch: FaultBatch?
     /// Set while finding out whether the class overrides ``primitiveValue(forKey:)`` for a key.

@@ -57,11 +57,22 @@ public protocol PersistentStore: AnyObject, Sendable {
     func relatedObjectIDs(of objectID: ManagedObjectID, through relationship: RelationshipDescription) throws -> [ManagedObjectID]?
 
     /// The records that `relationship`, a to-many relationship of the records of `owners`,
-    /// relates them to, read together (what prefetching a relationship key path reads); nil
-    /// when the store cannot, and the context then reads them by ID. The default answers nil.
+    /// relates them to, and which of them each owner's relationship holds, read together (what
+    /// prefetching a relationship key path reads); nil when the store cannot, and the context
+    /// then reads them by ID. The default answers nil.
     ///
     /// - Throws: ``PersistenceError`` when the store cannot be read.
-    func records(relatedTo owners: [ManagedObjectID], through relationship: RelationshipDescription) throws -> [StoreRecord]?
+    func records(relatedTo owners: [ManagedObjectID], through relationship: RelationshipDescription) throws -> StoreRelatedRecords?
+
+    /// The records of `objectIDs` that exist, for faults of a batch or prefetched targets: like
+    /// ``records(for:)``, but a store may leave the to-many relationships out, as in
+    /// ``faultRecord(for:)``. The default answers ``records(for:)``.
+    ///
+    /// - Throws: ``PersistenceError`` when the store cannot be read.
+    ///
+    /// Corresponds to `-[NSIncrementalStore newValuesForObjectWithID:withContext:error:]` for
+    /// several IDs at once.
+    func faultRecords(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: StoreRecord]
 
     /// The records of `objectIDs` that exist, in one read where the store can.
     ///
@@ -80,7 +91,8 @@ public protocol PersistentStore: AnyObject, Sendable {
 
     /// The records a fetch asks for. A store that cannot translate part of the request returns
     /// more (every record of the entity, unsorted) and says so in the result; the context does
-    /// the rest in memory. The default does nothing but ``records(of:includesSubentities:)``.
+    /// the rest in memory. A store may leave the records' to-many relationships out, as in
+    /// ``faultRecord(for:)``. The default does nothing but ``records(of:includesSubentities:)``.
     ///
     /// - Throws: ``PersistenceError`` when the store cannot be read.
     func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult

@@ -24,6 +24,8 @@ public final class PersistentStoreCoordinator: Sendable {
     /// Held for the whole of a save, so that conflict checks and writes of two contexts never
     /// interleave.
     private let saveLock = Mutex(())
+    /// The records saves through the coordinator changed, for the rows its contexts' faults hold.
+    let savedRecords = SavedRecordLog()
 
     /// Creates a coordinator with no store.
     ///

@@ -25,6 +25,9 @@ extension SQLiteStore {
     /// the context (``StoreFetchResult/appliedPredicate`` is then false). Limit and offset are
     /// applied only with the whole predicate and every sort descriptor.
     ///
+    /// One statement: the records leave their to-many relationships out
+    /// (``StoreRecord/omittedRelationships``), which the context reads when first used.
+    ///
     /// - Throws: ``PersistenceError/Code/operationFailed``.
     public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
         guard let plan = plan(request) else {
@@ -33,7 +36,7 @@ extension SQLiteStore {
         let records = try withPlan(plan) { state in
             try readRecords(
                 state.connection, table: plan.mapping.table, where: plan.condition, bindings: plan.bindings,
-                orderAndLimit: plan.orderAndLimit)
+                orderAndLimit: plan.orderAndLimit, readsToMany: false)
         }
         return StoreFetchResult(records: records, appliedPredicate: plan.appliedPredicate, appliedSortAndLimit: plan.appliedSortAndLimit)
     }

@@ -35,6 +35,68 @@ extension SQLiteStore {
         return Array(first...last)
     }
 
+    /// Keys for `count` new records of `entity`, read from the counter without writing it: the
+    /// next ``apply(_:)`` claims them in its own transaction (and throws ``SaveKeysTaken`` when
+    /// another writer moved the counter in between), so a save costs one commit.
+    ///
+    /// - Throws: ``PersistenceError/Code/saveFailed`` when the counter cannot be read or is damaged.
+    func saveKeys(for entity: EntityDescription, count: Int) throws -> [Int64] {
+        guard count > 0 else { return [] }
+        guard let mapping = schema.entities[entity.name] else {
+            throw PersistenceError(.saveFailed, message: "the store's model has no entity \(entity.name)")
+        }
+        let root = mapping.rootEntityName
+        return try withConnection(.saveFailed) { state in
+            let base: Int64, last: Int64
+            if let pending = state.pendingKeys[root] {
+                (base, last) = pending
+            } else {
+                var counter: Int64 = 0
+                try state.connection.cachedStatement("SELECT \"Z_MAX\" FROM \"Z_PRIMARYKEY\" WHERE \"Z_ENT\" = ?")
+                    .forEachRow([.text(root)]) { row in
+                        // Read as an integer, text would be 0 and hand out keys in use.
+                        guard case .integer(let value) = row.value(at: 0) else {
+                            throw PersistenceError(
+                                .saveFailed, message: "the primary-key counter of \(root) in Z_PRIMARYKEY is damaged (\(row.value(at: 0)))")
+                        }
+                        counter = value
+                    }
+                (base, last) = (counter, counter)
+            }
+            // Z_MAX is read from the file: a damaged counter must fail, not overflow.
+            let (end, overflow) = last.addingReportingOverflow(Int64(count))
+            guard !overflow, last >= 0 else {
+                throw PersistenceError(.saveFailed, message: "the primary-key counter of \(root) in Z_PRIMARYKEY is damaged (\(last))")
+            }
+            state.pendingKeys[root] = (base, end)
+            return Array((last + 1)...end)
+        }
+    }
+
+    /// Forgets the keys ``saveKeys(for:count:)`` handed out since the last ``apply(_:)``.
+    func discardSaveKeys() {
+        try? withConnection(.saveFailed) { state in state.pendingKeys = [:] }
+    }
+
+    /// Claims the keys ``saveKeys(for:count:)`` handed out, inside the save's transaction.
+    ///
+    /// - Throws: ``SaveKeysTaken`` when another writer reserved keys since they were read.
+    func claimSaveKeys(_ pending: [String: (base: Int64, last: Int64)], _ connection: SQLiteConnection) throws {
+        for (root, keys) in pending.sorted(by: { $0.key < $1.key }) {
+            var counter: Int64?
+            try connection.cachedStatement("SELECT \"Z_MAX\" FROM \"Z_PRIMARYKEY\" WHERE \"Z_ENT\" = ?")
+                .forEachRow([.text(root)]) { counter = $0.int64(at: 0) }
+            guard (counter ?? 0) == keys.base else { throw SaveKeysTaken() }
+            if counter == nil {
+                try connection.cachedStatement("INSERT INTO \"Z_PRIMARYKEY\" (\"Z_ENT\", \"Z_MAX\") VALUES (?, ?)")
+                    .execute([.text(root), .integer(keys.last)])
+            } else {
+                try connection.cachedStatement("UPDATE \"Z_PRIMARYKEY\" SET \"Z_MAX\" = ? WHERE \"Z_ENT\" = ?")
+                    .execute([.integer(keys.last), .text(root)])
+            }
+        }
+    }
+
     /// The record for `objectID`: one statement for the row, one per to-many relationship.
     ///
     /// - Throws: ``PersistenceError/Code/operationFailed`` when the file cannot be read or a
@@ -106,6 +168,21 @@ extension SQLiteStore {
     ///
     /// - Throws: ``PersistenceError/Code/operationFailed``.
     public func records(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: StoreRecord] {
+        try records(for: objectIDs, readsToMany: true)
+    }
+
+    /// The records of `objectIDs` that exist without their to-many relationships
+    /// (``StoreRecord/omittedRelationships``): one statement per table (per 500 IDs), what a
+    /// batch of faults and prefetched to-one targets read.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed``.
+    ///
+    /// Corresponds to Core Data's SQLite store filling a batch of faults (rows only).
+    public func faultRecords(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: StoreRecord] {
+        try records(for: objectIDs, readsToMany: false)
+    }
+
+    private func records(for objectIDs: [ManagedObjectID], readsToMany: Bool) throws -> [ManagedObjectID: StoreRecord] {
         var keysByTable: [String: [Int64]] = [:]
         for id in objectIDs where id.storeIdentifier == identifier {
             guard let key = id.primaryKey, let mapping = schema.entities[id.entity.name] else { continue }
@@ -124,7 +201,7 @@ extension SQLiteStore {
                         ? fullChunkPlaceholders : Array(repeating: "?", count: chunk.count).joined(separator: ", ")
                     let records = try readRecords(
                         state.connection, table: table, where: "\(table).\"Z_PK\" IN (\(placeholders))",
-                        bindings: chunk.map { .integer($0) })
+                        bindings: chunk.map { .integer($0) }, readsToMany: readsToMany)
                     for record in records where wanted.contains(record.objectID) { found[record.objectID] = record }
                     start += 500
                 }
@@ -133,41 +210,50 @@ extension SQLiteStore {
         return found
     }
 
-    /// The records a to-many relationship of `owners` relates them to: one statement per 500
-    /// owners, selecting by the inverse foreign key (or through the join table), and one per
-    /// to-many relationship of the records read; nil for a relationship this store does not keep
+    /// The records a to-many relationship of `owners` relates them to, with each owner's
+    /// related IDs: one statement per 500 owners, selecting by the inverse foreign key (or
+    /// through the join table) and reading the owner's key with each row; the records leave
+    /// their own to-many relationships out. Nil for a relationship this store does not keep
     /// that way.
     ///
     /// - Throws: ``PersistenceError/Code/operationFailed``.
-    public func records(relatedTo owners: [ManagedObjectID], through relationship: RelationshipDescription) throws -> [StoreRecord]? {
+    public func records(relatedTo owners: [ManagedObjectID], through relationship: RelationshipDescription) throws -> StoreRelatedRecords? {
         guard let owner = owners.first, let mapping = schema.entities[owner.entity.name],
               relationship.index < mapping.storage.count
         else { return nil }
         let storage = mapping.storage[relationship.index]
-        let keys = owners.compactMap { $0.storeIdentifier == identifier ? $0.primaryKey : nil }
-        var records: [StoreRecord] = []
+        var ownersByKey: [Int64: ManagedObjectID] = [:]
+        for id in owners where id.storeIdentifier == identifier { if let key = id.primaryKey { ownersByKey[key] = id } }
+        let keys = ownersByKey.keys.sorted()
+        var result = StoreRelatedRecords(records: [], relatedIDs: [:])
+        // Grouped by the owner's key: hashing an integer per row, not an object ID.
+        var relatedByKey: [Int64: [ManagedObjectID]] = [:]
+        let from: String, ownerColumn: String, order: String, table: String
+        switch storage {
+        case .toManyByInverse(let other, let foreignKey, let position):
+            (table, from, ownerColumn) = (other, other, "\(other).\(foreignKey)")
+            order = " ORDER BY \(ownerColumn), " + (position.map { "\(other).\($0), " } ?? "") + "\(other).\"Z_PK\""
+        case .toManyByJoin(let join, let own, let otherColumn, let position, let otherTable):
+            (table, from, ownerColumn) = (otherTable, "\(otherTable) JOIN \(join) AS j ON j.\(otherColumn) = \(otherTable).\"Z_PK\"", "j.\(own)")
+            order = " ORDER BY j.\(own), " + (position.map { "j.\($0), " } ?? "") + "j.\(otherColumn)"
+        default:
+            return nil
+        }
         try withConnection(.operationFailed) { state in
             var start = 0
             while start < keys.count {
                 let chunk = keys[start..<min(start + 500, keys.count)]
                 let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                let table: String, condition: String
-                switch storage {
-                case .toManyByInverse(let other, let foreignKey, _):
-                    (table, condition) = (other, "\(other).\(foreignKey) IN (\(placeholders))")
-                case .toManyByJoin(let join, let own, let otherColumn, _, let otherTable):
-                    (table, condition) = (otherTable, "\(otherTable).\"Z_PK\" IN (SELECT \(otherColumn) FROM \(join) WHERE \(own) IN (\(placeholders)))")
-                default:
-                    return
-                }
-                records += try readRecords(state.connection, table: table, where: condition, bindings: chunk.map { .integer($0) })
+                let (records, ownerKeys) = try readRows(
+                    state.connection, table: table, from: from, where: "\(ownerColumn) IN (\(placeholders))",
+                    bindings: chunk.map { .integer($0) }, orderAndLimit: order, ownerColumn: ownerColumn)
+                for (record, ownerKey) in zip(records, ownerKeys) { relatedByKey[ownerKey, default: []].append(record.objectID) }
+                result.records += records
                 start += 500
             }
         }
-        switch storage {
-        case .toManyByInverse, .toManyByJoin: return records
-        default: return nil
-        }
+        for (key, ids) in relatedByKey { if let owner = ownersByKey[key] { result.relatedIDs[owner] = ids } }
+        return result
     }
 
     /// The records of `entity` (and its subentities), in primary-key order: one statement for
@@ -223,28 +309,48 @@ extension SQLiteStore {
         return ("\(mapping.table).\"Z_ENT\" IN (\(placeholders))", names.map { .text($0) })
     }
 
-    /// Reads the rows of `table` matching `condition` into records, then fills their to-many
-    /// relationships with one statement per relationship.
+    /// Reads the rows of `table` (selected `from` it, or a join with it) matching `condition`
+    /// into records that leave their to-many relationships out; with `ownerColumn`, also that
+    /// column's value of each row.
+    func readRows(
+        _ connection: SQLiteConnection, table: String, from: String? = nil, where condition: String, bindings: [SQLiteValue],
+        orderAndLimit: String = "", ownerColumn: String? = nil
+    ) throws -> (records: [StoreRecord], owners: [Int64]) {
+        guard let select = schema.selectLists[table] else { return ([], []) }
+        let whereClause = condition.isEmpty ? "" : " WHERE " + condition
+        let sql = "SELECT \(select.sql)" + (ownerColumn.map { ", " + $0 } ?? "") + " FROM \(from ?? table)" + whereClause + orderAndLimit
+        var records: [StoreRecord] = []
+        var owners: [Int64] = []
+        var kinds = EntityLookup()
+        // The to-many relationships each entity's records leave out, worked out once per entity.
+        var omitted: (entity: EntityDescription, indexes: Set<Int>)?
+        try connection.cachedStatement(sql).forEachRow(bindings) { row in
+            var record = try decodeRow(row, table: table, positions: select.positions, kinds: &kinds)
+            let entity = record.objectID.entity
+            if omitted?.entity !== entity {
+                let isToMany = entity.isToManyByIndex
+                omitted = (entity, Set(isToMany.indices.filter { isToMany[$0] }))
+            }
+            record.omittedRelationships = omitted?.indexes ?? []
+            records.append(record)
+            if ownerColumn != nil { owners.append(row.int64(at: row.columnCount - 1)) }
+        }
+        return (records, owners)
+    }
+
+    /// Reads the rows of `table` matching `condition` into records, then (with `readsToMany`)
+    /// fills their to-many relationships with one statement per relationship.
     func readRecords(
         _ connection: SQLiteConnection, table: String, where condition: String, bindings: [SQLiteValue],
         orderAndLimit: String = "", readsToMany: Bool = true
     ) throws -> [StoreRecord] {
-        guard let select = schema.selectLists[table] else { return [] }
+        var records = try readRows(connection, table: table, where: condition, bindings: bindings, orderAndLimit: orderAndLimit).records
+        guard readsToMany, !records.isEmpty else { return records }
         let whereClause = condition.isEmpty ? "" : " WHERE " + condition
-        let sql = "SELECT \(select.sql) FROM \(table)" + whereClause + orderAndLimit
-        var records: [StoreRecord] = []
-        var kinds = EntityLookup()
-        try connection.cachedStatement(sql).forEachRow(bindings) { row in
-            records.append(try decodeRow(row, table: table, positions: select.positions, kinds: &kinds))
-        }
-        let entityNames = kinds.all.keys
-        guard !records.isEmpty else { return records }
-        guard readsToMany else {
-            for position in records.indices {
-                let isToMany = records[position].objectID.entity.isToManyByIndex
-                records[position].omittedRelationships = Set(isToMany.indices.filter { isToMany[$0] })
-            }
-            return records
+        var entityNames = Set<String>()
+        for position in records.indices {
+            entityNames.insert(records[position].objectID.entity.name)
+            records[position].omittedRelationships = []
         }
 
         // To-many relationships, one statement each for all the records read.

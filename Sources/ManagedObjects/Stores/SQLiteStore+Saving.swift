@@ -1,8 +1,9 @@
 import Foundation
 
 extension SQLiteStore {
-    /// Writes a save in one transaction (`BEGIN IMMEDIATE` … `COMMIT`): deleted rows, inserted
-    /// rows, updated rows, then join-table rows and positions of ordered relationships.
+    /// Writes a save in one transaction (`BEGIN IMMEDIATE` … `COMMIT`): the primary-key
+    /// counters for the keys ``saveKeys(for:count:)`` handed out, deleted rows, inserted rows,
+    /// updated rows, then join-table rows and positions of ordered relationships.
     ///
     /// Before writing, it checks inside the transaction that every updated or deleted record
     /// still has the version the last ``versions(of:)`` reported (or, without one, the version
@@ -10,23 +11,37 @@ extension SQLiteStore {
     /// process may have written in between.
     ///
     /// - Throws: ``PersistenceError/Code/mergeConflict`` with the records another writer
-    ///   changed; ``PersistenceError/Code/saveFailed`` with the failing SQL when SQLite refuses
+    ///   changed; `SaveKeysTaken` (internal, handled by the saving context) when another writer reserved keys handed out by
+    ///   ``saveKeys(for:count:)`` since; ``PersistenceError/Code/saveFailed`` with the failing SQL when SQLite refuses
     ///   a statement. Nothing is written then.
     public func apply(_ changes: SaveChanges) throws {
         try withConnection(.saveFailed) { state in
             let reported = state.reportedVersions
+            let pendingKeys = state.pendingKeys
             state.reportedVersions = [:]
+            state.pendingKeys = [:]
             guard !changes.isEmpty else { return }
             let connection = state.connection
-            try connection.transaction {
-                try checkVersions(changes, reported: reported, connection)
-                for id in changes.deleted { try delete(id, connection) }
-                try write(changes.inserted, inserting: true, connection)
-                try write(changes.updated, inserting: false, connection)
-                for record in changes.inserted { try writeRelationships(of: record, isNew: true, connection) }
-                for record in changes.updated { try writeRelationships(of: record, isNew: false, connection) }
+            do {
+                try connection.transaction {
+                    try claimSaveKeys(pendingKeys, connection)
+                    try checkVersions(changes, reported: reported, connection)
+                    try writeRows(changes, connection)
+                }
+            } catch let error as SaveKeysTaken {
+                // The save is applied again with other keys: it needs the versions it checked.
+                state.reportedVersions = reported
+                throw error
             }
         }
+    }
+
+    private func writeRows(_ changes: SaveChanges, _ connection: SQLiteConnection) throws {
+        for id in changes.deleted { try delete(id, connection) }
+        try write(changes.inserted, inserting: true, connection)
+        try write(changes.updated, inserting: false, connection)
+        for record in changes.inserted { try writeRelationships(of: record, isNew: true, connection) }
+        for record in changes.updated { try writeRelationships(of: record, isNew: false, connection) }
     }
 
     private func checkVersions(_ changes: SaveChanges, reported: [ManagedObjectID: Int64?], _ connection: SQLiteConnection) throws {

@@ -30,13 +30,17 @@ import Foundation
 // prepared statements, and the versions last reported) is read and written only inside
 // `lock.withLock`, so one thread at a time uses it; every other stored property is an
 // immutable `Sendable` value.
-public final class SQLiteStore: PersistentStore, @unchecked Sendable {
+public final class SQLiteStore: PersistentStore, SaveKeyProviding, @unchecked Sendable {
     /// What the lock protects: the connection and what the last `versions(of:)` reported.
     struct State {
         var connection: SQLiteConnection
         /// The versions the last ``versions(of:)`` call reported (nil: no record), which
         /// ``apply(_:)`` checks again inside its transaction.
         var reportedVersions: [ManagedObjectID: Int64?] = [:]
+        /// The keys ``saveKeys(for:count:)`` handed out since the last ``apply(_:)``, by root
+        /// entity: the counter as read then (`base`) and the last key handed out, which the
+        /// next apply claims inside its transaction.
+        var pendingKeys: [String: (base: Int64, last: Int64)] = [:]
         /// The comparisons `mo_compare` evaluates for the statements running.
         let comparisonFunction: SQLiteComparisonFunction
     }

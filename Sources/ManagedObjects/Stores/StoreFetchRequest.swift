@@ -66,6 +66,26 @@ public struct StoreFetchResult: Sendable {
     }
 }
 
+/// What ``PersistentStore/records(relatedTo:through:)`` reads for prefetching a to-many
+/// relationship: the related records and, for each owner, the IDs its relationship holds.
+///
+/// Corresponds to no public Core Data type: what its SQLite store reads for
+/// `relationshipKeyPathsForPrefetching`.
+public struct StoreRelatedRecords: Sendable {
+    /// The related records (a record related to several owners may appear more than once).
+    /// They may leave their own to-many relationships out (``StoreRecord/omittedRelationships``).
+    public var records: [StoreRecord]
+    /// For each owner read, the IDs of the records the relationship relates it to, in order
+    /// for an ordered relationship; owners relating none may be missing.
+    public var relatedIDs: [ManagedObjectID: [ManagedObjectID]]
+
+    /// Creates the result of a read.
+    public init(records: [StoreRecord], relatedIDs: [ManagedObjectID: [ManagedObjectID]]) {
+        self.records = records
+        self.relatedIDs = relatedIDs
+    }
+}
+
 /// The IDs and chosen attribute values of the records a fetch asked for: what
 /// ``PersistentStore/fetchAttributes(_:for:)`` reads for counts, ID and dictionary results.
 public struct StoreAttributeRows: Sendable {
@@ -99,8 +119,15 @@ extension PersistentStore {
     }
 
     /// Answers nil: the context reads the related records by ID.
-    public func records(relatedTo owners: [ManagedObjectID], through relationship: RelationshipDescription) throws -> [StoreRecord]? {
+    public func records(relatedTo owners: [ManagedObjectID], through relationship: RelationshipDescription) throws -> StoreRelatedRecords? {
         nil
+    }
+
+    /// Answers ``PersistentStore/records(for:)``: whole records.
+    ///
+    /// Corresponds to `-[NSIncrementalStore newValuesForObjectWithID:withContext:error:]` for each ID.
+    public func faultRecords(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: StoreRecord] {
+        try records(for: objectIDs)
     }
 
     /// Answers nil: the context counts fetched objects.

@@ -114,6 +114,23 @@ public struct StoreRecord: Sendable {
     }
 }
 
+extension StoreRecord {
+    /// The record with the IDs in `replacements` (its own and those its relationships hold)
+    /// replaced.
+    func replacingIDs(_ replacements: [ManagedObjectID: ManagedObjectID]) -> StoreRecord {
+        var record = self
+        record.objectID = replacements[objectID] ?? objectID
+        for index in record.values.indices {
+            switch record.values[index] {
+            case .toOne(let id?): if let new = replacements[id] { record.values[index] = .toOne(new) }
+            case .toMany(let ids): record.values[index] = .toMany(ids.map { replacements[$0] ?? $0 })
+            default: continue
+            }
+        }
+        return record
+    }
+}
+
 /// What one save asks a store to do, all or nothing.
 ///
 /// Corresponds to Core Data's `NSSaveChangesRequest`.

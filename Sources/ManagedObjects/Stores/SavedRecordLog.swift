@@ -1,0 +1,75 @@
+import Foundation
+import Synchronization
+
+/// Which records the saves through one coordinator changed, and when: the rows that its
+/// contexts' faults keep from a fetch (or a batch, or a prefetch) are checked against it when
+/// they fire, so that a fault whose record a sibling context updated or deleted and saved reads
+/// the store instead of its stale row (the saved values, or
+/// ``PersistenceError/Code/objectNotFound``).
+///
+/// Saves are numbered (generations). A row remembers the generation current before it was read
+/// (``RowRead``); it is stale when a later save changed its record. Checking costs one atomic
+/// load while no save happened since the read. The log keeps at most ``limit`` records: past
+/// that it starts again, and rows read before are all treated as stale (read again from the
+/// store, which is always right, only slower).
+///
+/// Corresponds to the part of Core Data's coordinator row cache that keeps sibling contexts'
+/// faults from firing with outdated snapshots; differences: rows stay with the faults, and a
+/// stale one is read again from the store instead of taken from the cache.
+final class SavedRecordLog: Sendable {
+    /// The most records remembered before the log starts again.
+    static let limit = 100_000
+
+    private struct State {
+        /// Rows read before this generation are stale (the log started again after it).
+        var floor: UInt64 = 0
+        /// The last generation that changed each record.
+        var changed: [ManagedObjectID: UInt64] = [:]
+    }
+
+    /// The number of the last save recorded; written only under `state`'s lock.
+    private let generation = Atomic<UInt64>(0)
+    private let state = Mutex(State())
+
+    /// A stamp for rows about to be read.
+    func read() -> RowRead {
+        RowRead(generation: generation.load(ordering: .acquiring), uptime: ProcessInfo.processInfo.systemUptime)
+    }
+
+    /// Records a save that changed (updated or deleted) the records of `ids`; call it after the
+    /// store wrote them.
+    func recordSave(changing ids: some Collection<ManagedObjectID>) {
+        guard !ids.isEmpty else { return }
+        state.withLock { state in
+            let next = generation.load(ordering: .relaxed) &+ 1
+            if state.changed.count + ids.count > Self.limit {
+                state.changed = [:]
+                state.floor = next
+            } else {
+                for id in ids { state.changed[id] = next }
+            }
+            generation.store(next, ordering: .releasing)
+        }
+    }
+
+    /// Whether a save recorded since `read` changed the record of `id`.
+    func isStale(_ id: ManagedObjectID, since read: RowRead) -> Bool {
+        guard generation.load(ordering: .acquiring) != read.generation else { return false }
+        return state.withLock { state in
+            read.generation < state.floor || (state.changed[id] ?? 0) > read.generation
+        }
+    }
+}
+
+/// When a batch of rows was read: the save generation of the coordinator's
+/// ``SavedRecordLog`` before the read, and the time (seconds of system uptime) for
+/// ``ManagedObjectContext/stalenessInterval``. Shared by every row of one read.
+final class RowRead: Sendable {
+    let generation: UInt64
+    let uptime: TimeInterval
+
+    init(generation: UInt64, uptime: TimeInterval) {
+        self.generation = generation
+        self.uptime = uptime
+    }
+}
