@@ -76,7 +76,7 @@ extension ManagedObjectContext {
             object.flags.remove([.updated, .deleted])
             object.changeRecordingDepth += 1
             object.inverseMaintenanceDepth += 1
-            for property in object.entity.properties where property.index < snapshot.count {
+            for property in object.entity.properties where property.index < snapshot.count && property.index < object.values.count {
                 if ManagedObject.storedValuesEqual(object.values[property.index], snapshot[property.index]) { continue }
                 object.willChangeValue(forKey: property.name)
                 object.values[property.index] = snapshot[property.index]

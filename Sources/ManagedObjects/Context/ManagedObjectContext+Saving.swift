@@ -111,6 +111,7 @@ extension ManagedObjectContext {
         changes.inserted.reserveCapacity(insertedObjects.count)
         outcome.permanentIDs.reserveCapacity(insertedObjects.count)
         for object in insertedObjects {
+            try checkNoNewReferencesToGoneRecords(of: object)
             let objectID = id(of: object)
             changes.inserted.append(StoreRecord(objectID: objectID, version: 1, values: try storeValues(of: object, ids: id).values))
             outcome.permanentIDs.append(objectID)
@@ -118,6 +119,7 @@ extension ManagedObjectContext {
         outcome.savedInserted = insertedObjects
         var updatedByID: [ManagedObjectID: ManagedObject] = [:]
         for object in updated where !object.objectID.isTemporaryID {
+            try checkNoNewReferencesToGoneRecords(of: object)
             let (values, omitted) = try storeValues(of: object, ids: id, omittingUnread: true)
             let record = StoreRecord(
                 objectID: object.objectID, version: try Self.version(after: object.snapshotVersion, of: object.objectID), values: values,
@@ -167,6 +169,37 @@ extension ManagedObjectContext {
                 objectID: id)
         }
         return next
+    }
+
+    /// Throws when the object was related, since it was last read or saved, to an object whose
+    /// record was found gone when its fault fired (the typed accessors cannot throw when that
+    /// is found; key-value coding throws at once): saving would write a dangling reference.
+    /// References that were already there are the conflict check's business.
+    ///
+    /// - Throws: ``PersistenceError/Code/objectNotFound``.
+    private func checkNoNewReferencesToGoneRecords(of object: ManagedObject) throws {
+        for relationship in object.entity.relationships where !relationship.isTransient && relationship.index < object.values.count {
+            let value = object.values[relationship.index]
+            if value is RelationshipFault { continue }  // unread, so unchanged
+            let current = relationship.isToMany
+                ? ManagedObject.objects(inCollection: value) : (value as? ManagedObject).map { [$0] } ?? []
+            guard current.contains(where: { $0.flags.contains(.unfulfillable) }) else { continue }
+            let committed = object.snapshot.flatMap { relationship.index < $0.count ? $0[relationship.index] : nil }
+            let before: Set<ManagedObjectID> = if let fault = committed as? RelationshipFault {
+                Set(fault.ids ?? [])
+            } else if relationship.isToMany {
+                Set(ManagedObject.objects(inCollection: committed).map(\.objectID))
+            } else {
+                Set((committed as? ManagedObject).map { [$0.objectID] } ?? [])
+            }
+            if let gone = current.first(where: { $0.flags.contains(.unfulfillable) && !before.contains($0.objectID) }) {
+                throw PersistenceError(
+                    .objectNotFound,
+                    message: "\(object.entity.name).\(relationship.name) of \(object.objectID) refers to \(gone.entity.name) "
+                        + "\(gone.objectID), whose record no longer exists (deleted by another context?)",
+                    objectID: gone.objectID)
+            }
+        }
     }
 
     /// Applies the merge policy to the conflicts, adjusting the request and the objects.
@@ -349,6 +382,15 @@ extension ManagedObjectContext {
     /// - Throws: What ``objectValues(from:of:)`` throws; the object is left as it was.
     func take(_ record: StoreRecord, into object: ManagedObject, keepingChanges: Bool) throws {
         var fresh = try objectValues(from: record, of: object)
+        if object.values.count != fresh.count {
+            // A fault that could not fire has no values to keep or compare: it is fulfilled.
+            object.values = fresh
+            object.snapshot = fresh
+            object.snapshotVersion = record.version
+            object.flags.remove([.fault, .unfulfillable])
+            object.cachedRecord = nil
+            return
+        }
         let changed: Set<Int> = keepingChanges
             ? Set(object.entity.properties.filter { property in
                 guard let snapshot = object.snapshot, property.index < snapshot.count else { return true }
