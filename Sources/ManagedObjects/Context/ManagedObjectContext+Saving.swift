@@ -111,7 +111,7 @@ extension ManagedObjectContext {
         changes.inserted.reserveCapacity(insertedObjects.count)
         outcome.permanentIDs.reserveCapacity(insertedObjects.count)
         for object in insertedObjects {
-            try checkNoNewReferencesToGoneRecords(of: object)
+            try checkSavable(object)
             let objectID = id(of: object)
             changes.inserted.append(StoreRecord(objectID: objectID, version: 1, values: try storeValues(of: object, ids: id).values))
             outcome.permanentIDs.append(objectID)
@@ -119,7 +119,7 @@ extension ManagedObjectContext {
         outcome.savedInserted = insertedObjects
         var updatedByID: [ManagedObjectID: ManagedObject] = [:]
         for object in updated where !object.objectID.isTemporaryID {
-            try checkNoNewReferencesToGoneRecords(of: object)
+            try checkSavable(object)
             let (values, omitted) = try storeValues(of: object, ids: id, omittingUnread: true)
             let record = StoreRecord(
                 objectID: object.objectID, version: try Self.version(after: object.snapshotVersion, of: object.objectID), values: values,
@@ -171,13 +171,25 @@ extension ManagedObjectContext {
         return next
     }
 
-    /// Throws when the object was related, since it was last read or saved, to an object whose
-    /// record was found gone when its fault fired (the typed accessors cannot throw when that
-    /// is found; key-value coding throws at once): saving would write a dangling reference.
-    /// References that were already there are the conflict check's business.
+    /// Throws when saving the object would write what was never read: it is a fault that could
+    /// not fire, changed through typed accessors (which cannot throw), so its other values are
+    /// the entity's defaults; or it was related, since it was last read or saved, to an object
+    /// whose record was found gone when its fault fired (key-value coding throws at once), so
+    /// it would write a dangling reference. References that were already there are the
+    /// conflict check's business.
     ///
-    /// - Throws: ``PersistenceError/Code/objectNotFound``.
-    private func checkNoNewReferencesToGoneRecords(of object: ManagedObject) throws {
+    /// - Throws: ``PersistenceError/Code/objectNotFound``, or ``PersistenceError/Code/operationFailed``
+    ///   for a fault whose record is there but could not be read.
+    private func checkSavable(_ object: ManagedObject) throws {
+        if object.isFault {
+            let gone = object.flags.contains(.unfulfillable)
+            throw PersistenceError(
+                gone ? .objectNotFound : .operationFailed,
+                message: "\(object.entity.name) \(object.objectID) was changed while its record "
+                    + (gone ? "no longer exists" : "could not be read")
+                    + "; refresh it without merging, or roll back or reset the context",
+                objectID: object.objectID)
+        }
         for relationship in object.entity.relationships where !relationship.isTransient && relationship.index < object.values.count {
             let value = object.values[relationship.index]
             if value is RelationshipFault { continue }  // unread, so unchanged

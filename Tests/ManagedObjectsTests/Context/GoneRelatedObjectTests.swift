@@ -127,6 +127,33 @@ import Testing
         #expect(grace.salary == 4242 && grace.department?.name == "Sales")
     }
 
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func changingTheGoneObjectThroughTypedAccessorsFailsTheSaveUntilRefreshed(kind: TestStore.Kind) throws {
+        let scene = try Self.scene(kind)
+        scene.gone.budget = 12
+        #expect(scene.gone.budget == 12 && scene.gone.name == nil)
+        let error = #expect(throws: PersistenceError.self) { try scene.a.save() }
+        #expect(error?.code == .objectNotFound)
+        #expect(error?.objectID == scene.gone.objectID)
+        scene.a.mergePolicy = .objectTrump
+        #expect((#expect(throws: PersistenceError.self) { try scene.a.save() })?.code == .objectNotFound)
+        scene.a.refresh(scene.gone, mergeChanges: false)
+        #expect(!scene.gone.hasChanges && scene.gone.budget == 0)
+        try scene.a.save()
+        let check = scene.stack.makeContext()
+        #expect((try check.existingObject(with: scene.grace.objectID) as? TestEmployee)?.salary == 4242)
+        #expect(throws: PersistenceError.self) { try check.existingObject(with: scene.gone.objectID) }
+    }
+
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func rollingBackAChangedGoneObjectForgetsTheChange(kind: TestStore.Kind) throws {
+        let scene = try Self.scene(kind)
+        scene.gone.budget = 12
+        scene.a.rollback()
+        #expect(!scene.gone.hasChanges && scene.gone.budget == 0 && !scene.a.hasChanges)
+        try scene.a.save()
+    }
+
     /// What context A does to objects related to Ada, whom context B deleted.
     enum EditAroundGoneEmployee: String, CaseIterable, Sendable {
         case emptyTheDepartmentTyped, removeFromTheDepartmentByKey, clearTheManagerTyped, clearTheManagerByKey
