@@ -17,8 +17,10 @@ extension ManagedObjectContext {
     ///   with every failure); ``PersistenceError/Code/mergeConflict`` under the error merge
     ///   policy; ``PersistenceError/Code/noPersistentStore``; what the store throws;
     ///   ``PersistenceError/Code/operationFailed`` when a relationship's IDs could not be read
-    ///   while the context edited around it (the edits that needed them were not made). Nothing
-    ///   is written then, and the context keeps its changes.
+    ///   while the context edited around it (the edits that needed them were not made);
+    ///   ``PersistenceError/Code/objectNotFound`` when an object was newly related to one whose
+    ///   record is gone, or a fault whose record is gone was changed through typed accessors.
+    ///   Nothing is written then, and the context keeps its changes.
     ///
     /// Corresponds to `-[NSManagedObjectContext save:]`.
     public func save() throws {
