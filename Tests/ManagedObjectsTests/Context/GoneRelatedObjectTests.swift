@@ -154,6 +154,62 @@ import Testing
         try scene.a.save()
     }
 
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func addingTheGoneObjectThroughAProxyFailsTheSave(kind: TestStore.Kind) throws {
+        let scene = try Self.scene(kind)
+        let employees = try scene.other.mutableSetValue(forKey: "employees")
+        let gone = try Self.goneEmployee(in: scene)
+        try employees.insert(gone)
+        #expect((#expect(throws: PersistenceError.self) { try scene.a.save() })?.code == .objectNotFound)
+        try employees.remove(gone)
+        try scene.a.save()
+    }
+
+    /// A fault in A for an employee B deletes.
+    static func goneEmployee(in scene: Scene) throws -> ManagedObject {
+        let hedy = scene.stack.employee("Hedy")
+        try scene.stack.context.save()
+        let gone = scene.a.object(with: hedy.objectID)
+        scene.stack.context.delete(hedy)
+        try scene.stack.context.save()
+        return gone
+    }
+
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func observersOfKeyPathsThroughTheGoneObjectHearTheChange(kind: TestStore.Kind) throws {
+        let scene = try Self.scene(kind)
+        var heard: [String?] = []
+        let token = scene.ada.observe("department.name", options: [.old, .new]) { _, change in
+            heard.append(change.newValue as? String)
+        }
+        scene.ada.department = scene.other
+        try scene.ada.setValue(nil, forKey: "department")
+        #expect(heard == ["Sales", nil])
+        _ = token
+    }
+
+    /// A department whose row cannot be read (its budget is not a number): taking an employee out
+    /// of it cannot edit its side, so the save throws until the employee is refreshed.
+    @Test func anUnreadableRelatedRecordFailsTheSaveInsteadOfHalfEditing() throws {
+        let scene = try Self.scene(.sqlite)
+        let url = try #require(scene.stack.sqliteStore?.url)
+        let sales = scene.other.objectID
+        let connection = try SQLiteConnection(path: url.path, create: false)
+        let graceFresh = scene.stack.makeContext()
+        let grace = try #require(try graceFresh.existingObject(with: scene.grace.objectID) as? TestEmployee)
+        try connection.execute("UPDATE ZDEPARTMENT SET ZBUDGET = 'lots' WHERE Z_PK = \(try #require(sales.primaryKey))")
+        #expect(graceFresh.registeredObject(for: sales)?.isFault == true)
+        grace.department = nil
+        let error = #expect(throws: PersistenceError.self) { try graceFresh.save() }
+        #expect(error?.code == .operationFailed)
+        #expect(error.map { "\($0)".contains("Employee.department") } == true)
+        graceFresh.refresh(grace, mergeChanges: false)
+        try graceFresh.save()
+        // The same by key.
+        try grace.setValue(nil, forKey: "department")
+        #expect((#expect(throws: PersistenceError.self) { try graceFresh.save() })?.code == .operationFailed)
+    }
+
     /// What context A does to objects related to Ada, whom context B deleted.
     enum EditAroundGoneEmployee: String, CaseIterable, Sendable {
         case emptyTheDepartmentTyped, removeFromTheDepartmentByKey, clearTheManagerTyped, clearTheManagerByKey
