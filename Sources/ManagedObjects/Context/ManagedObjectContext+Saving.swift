@@ -192,21 +192,28 @@ extension ManagedObjectContext {
                     + "; refresh it without merging, or roll back or reset the context",
                 objectID: object.objectID)
         }
+        guard metUnfulfillableFault else { return }
+        func firstGone(in value: Any?, except before: Set<ManagedObjectID>) -> ManagedObject? {
+            func isNewlyGone(_ related: ManagedObject) -> Bool {
+                related.flags.contains(.unfulfillable) && !before.contains(related.objectID)
+            }
+            if let related = value as? ManagedObject { return isNewlyGone(related) ? related : nil }
+            if let set = value as? Set<ManagedObject> { return set.first(where: isNewlyGone) }
+            return (value as? [ManagedObject])?.first(where: isNewlyGone)
+        }
         for relationship in object.entity.relationships where !relationship.isTransient && relationship.index < object.values.count {
             let value = object.values[relationship.index]
-            if value is RelationshipFault { continue }  // unread, so unchanged
-            let current = relationship.isToMany
-                ? ManagedObject.objects(inCollection: value) : (value as? ManagedObject).map { [$0] } ?? []
-            guard current.contains(where: { $0.flags.contains(.unfulfillable) }) else { continue }
+            // Unread relationship faults are unchanged; most relationships relate no gone record.
+            guard !(value is RelationshipFault), firstGone(in: value, except: []) != nil else { continue }
             let committed = object.snapshot.flatMap { relationship.index < $0.count ? $0[relationship.index] : nil }
             let before: Set<ManagedObjectID> = if let fault = committed as? RelationshipFault {
                 Set(fault.ids ?? [])
-            } else if relationship.isToMany {
-                Set(ManagedObject.objects(inCollection: committed).map(\.objectID))
+            } else if let related = committed as? ManagedObject {
+                [related.objectID]
             } else {
-                Set((committed as? ManagedObject).map { [$0.objectID] } ?? [])
+                Set(ManagedObject.objects(inCollection: committed).map(\.objectID))
             }
-            if let gone = current.first(where: { $0.flags.contains(.unfulfillable) && !before.contains($0.objectID) }) {
+            if let gone = firstGone(in: value, except: before) {
                 throw PersistenceError(
                     .objectNotFound,
                     message: "\(object.entity.name).\(relationship.name) of \(object.objectID) refers to \(gone.entity.name) "
