@@ -77,7 +77,11 @@ extension SQLiteStore {
             // Without subentities every row is of the request's entity: its name is not read.
             let onlyEntity = request.includesSubentities && !request.entity.subentities.isEmpty ? nil : request.entity
             try state.connection.cachedStatement(sql).forEachRow(plan.bindings) { row in
-                let key = row.int64(at: 0)
+                guard let key = row.key(at: 0) else {
+                    throw PersistenceError(
+                        .operationFailed,
+                        message: "a row of \(table) has the primary key \(Self.describeKey(row.value(at: 0))), not a positive integer", sql: sql)
+                }
                 let entity: EntityDescription
                 if let onlyEntity {
                     entity = onlyEntity
@@ -89,6 +93,11 @@ extension SQLiteStore {
                         guard let found = model.entity(named: name) else {
                             throw PersistenceError(
                                 .operationFailed, message: "row \(key) of \(table) names an entity the model does not have: \(name)",
+                                sql: sql)
+                        }
+                        guard let mapping = schema.entities[name], mapping.table == table else {
+                            throw PersistenceError(
+                                .operationFailed, message: "row \(key) of \(table) names the entity \(name), whose records are elsewhere",
                                 sql: sql)
                         }
                         entity = found

@@ -375,4 +375,20 @@ struct SplitMix64: RandomNumberGenerator {
             try store.verify(session)
         }
     }
+
+    /// Fetches of IDs and of dictionaries read keys without reading records: they refuse a
+    /// key that is not a positive integer too.
+    @Test(arguments: ["UPDATE ZEMPLOYEE SET Z_PK = -Z_PK WHERE ZFIRSTNAME = 'Alan'", "UPDATE ZEMPLOYEE SET Z_PK = 0 WHERE ZFIRSTNAME = 'Alan'"])
+    func fetchesOfIDsAndDictionariesRefuseKeysThatAreNotPositive(damage: String) throws {
+        let store = try DamagedStore()
+        try store.apply(StoreDamage("key", sql: damage))
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: store.model)
+        try coordinator.addPersistentStore(type: .sqlite, at: store.url)
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let request = FetchRequest<ManagedEmployee>(entityName: "Employee")
+        let error = #expect(throws: PersistenceError.self) { try context.fetchObjectIDs(request) }
+        #expect(error?.code == .operationFailed)
+        #expect(error?.description.contains("\"ZEMPLOYEE\" has the primary key") == true)
+        #expect((#expect(throws: PersistenceError.self) { try context.fetchDictionaries(request) })?.code == .operationFailed)
+    }
 }
