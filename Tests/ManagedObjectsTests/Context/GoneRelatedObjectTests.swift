@@ -17,7 +17,9 @@ import Testing
         let other: TestDepartment
     }
 
-    static func scene(_ kind: TestStore.Kind) throws -> Scene {
+    /// With `otherCoordinator`, B deletes through a coordinator of its own on the same SQLite
+    /// file, as another process would.
+    static func scene(_ kind: TestStore.Kind, otherCoordinator: Bool = false) throws -> Scene {
         let stack = try TestStore.$kind.withValue(kind) { try ManagedTestStack() }
         let research = stack.department("Research"), sales = stack.department("Sales")
         let ada = stack.employee("Ada"), grace = stack.employee("Grace")
@@ -30,8 +32,15 @@ import Testing
         let gone = try #require(a.registeredObject(for: research.objectID) as? TestDepartment)
         #expect(gone.isFault)
         let otherInA = try #require(try a.existingObject(with: sales.objectID) as? TestDepartment)
-        stack.context.delete(research)
-        try stack.context.save()
+        if otherCoordinator {
+            let (coordinator, b) = try stack.reopened()
+            b.delete(try b.existingObject(with: research.objectID))
+            try b.save()
+            _ = coordinator
+        } else {
+            stack.context.delete(research)
+            try stack.context.save()
+        }
         graceInA.salary = 4242
         return Scene(stack: stack, a: a, ada: adaInA, gone: gone, grace: graceInA, other: otherInA)
     }
@@ -62,6 +71,13 @@ import Testing
         let scene = try Self.scene(kind)
         try scene.ada.setValue(nil, forKey: "department")
         #expect(scene.ada.department == nil)
+        try Self.expectConflictThenSave(scene)
+    }
+
+    @Test func aDeletionByAnotherCoordinatorOnTheSameFileGivesTheSameAnswers() throws {
+        let scene = try Self.scene(.sqlite, otherCoordinator: true)
+        try scene.ada.setValue(nil, forKey: "department")
+        scene.a.delete(scene.gone)
         try Self.expectConflictThenSave(scene)
     }
 
