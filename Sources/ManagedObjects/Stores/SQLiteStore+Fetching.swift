@@ -80,7 +80,7 @@ extension SQLiteStore {
                 guard let key = row.key(at: 0) else {
                     throw PersistenceError(
                         .operationFailed,
-                        message: "a row of \(table) has the primary key \(Self.describeKey(row.value(at: 0))), not a positive integer", sql: sql)
+                        message: "a row of \(table) holds \(Self.describeKey(row.value(at: 0))) in Z_PK, which is not a positive integer", sql: sql)
                 }
                 let entity: EntityDescription
                 if let onlyEntity {
@@ -95,9 +95,10 @@ extension SQLiteStore {
                                 .operationFailed, message: "row \(key) of \(table) names an entity the model does not have: \(name)",
                                 sql: sql)
                         }
-                        guard let mapping = schema.entities[name], mapping.table == table else {
+                        let elsewhere = schema.entities[name]?.table ?? "no table"
+                        guard elsewhere == table else {
                             throw PersistenceError(
-                                .operationFailed, message: "row \(key) of \(table) names the entity \(name), whose records are elsewhere",
+                                .operationFailed, message: "the record \(key) in \(table) names the entity \(name), whose records are in \(elsewhere)",
                                 sql: sql)
                         }
                         entity = found

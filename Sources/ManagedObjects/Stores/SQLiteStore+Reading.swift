@@ -361,7 +361,7 @@ extension SQLiteStore {
     ) throws -> StoreRecord {
         guard let key = row.key(at: 0) else {
             throw PersistenceError(
-                .operationFailed, message: "a row of \(table) has the primary key \(Self.describeKey(row.value(at: 0))), not a positive integer",
+                .operationFailed, message: "a row of \(table) holds \(Self.describeKey(row.value(at: 0))) in Z_PK, which is not a positive integer",
                 sql: row.sql)
         }
         let name = row.text(at: 1), version = row.int64(at: 2)
@@ -387,7 +387,7 @@ extension SQLiteStore {
                 // Another table's entity: its columns are not these (read, they would be another record's values).
                 guard foundMapping.table == table else {
                     throw PersistenceError(
-                        .operationFailed, message: "row \(key) of \(table) names the entity \(name), whose records are in \(foundMapping.table)",
+                        .operationFailed, message: "the record \(key) in \(table) names the entity \(name), whose records are in \(foundMapping.table)",
                         sql: row.sql)
                 }
                 (entity, reads) = (found, foundMapping.reads)
@@ -411,20 +411,21 @@ extension SQLiteStore {
             case .toOne(let index, let position, let entityPosition, let destination):
                 guard !row.isNull(at: position) else { continue }
                 let targetName = entityPosition.flatMap { row.isNull(at: $0) ? nil : row.text(at: $0) }
+                let recordID = { ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: self.identifier, primaryKey: key)) }
                 guard let target = targetName.map({ model.entity(named: $0) }) ?? destination, target.isKindOf(entity: destination) else {
                     throw PersistenceError(
                         .operationFailed,
-                        message: "row \(key) of \(table) (\(entity.name)): \(entity.properties[index].name) refers to "
-                            + "the entity \(targetName ?? ""), which is not \(destination.name) or one of its subentities",
-                        sql: row.sql)
+                        message: "the record \(key) of \(entity.name) in \(table) names the entity \(targetName ?? "") in "
+                            + "\(entity.name).\(entity.properties[index].name), which is not \(destination.name) or one of its subentities",
+                        objectID: recordID(), sql: row.sql)
                 }
                 // SQLite would read text as 0 and a real truncated: a record that is not there, or another one.
                 guard let targetKey = row.key(at: position) else {
                     throw PersistenceError(
                         .operationFailed,
-                        message: "row \(key) of \(table) (\(entity.name)): \(entity.properties[index].name) holds "
-                            + "\(Self.describeKey(row.value(at: position))), not a primary key of \(destination.name)",
-                        sql: row.sql)
+                        message: "the record \(key) of \(entity.name) in \(table) holds \(Self.describeKey(row.value(at: position))) in "
+                            + "\(entity.name).\(entity.properties[index].name), which is not a primary key of \(destination.name)",
+                        objectID: recordID(), sql: row.sql)
                 }
                 values[index] = .toOne(ManagedObjectID(entity: target, key: .permanent(storeIdentifier: identifier, primaryKey: targetKey)))
             case .toMany(let index):
@@ -440,7 +441,7 @@ extension SQLiteStore {
     static func describeKey(_ value: SQLiteValue) -> String {
         switch value {
         case .null: "NULL"
-        case .integer(let integer): "\(integer)"
+        case .integer(let integer): "the integer \(integer)"
         case .real(let real): "the real \(real)"
         case .text(let text): "the text \"\(text.prefix(40))\(text.count > 40 ? "…" : "")\""
         case .blob(let data): "a blob of \(data.count) bytes"

@@ -67,21 +67,21 @@ struct StoreDamage: CustomTestStringConvertible, Sendable {
         StoreDamage("dangling department", sql: "UPDATE ZEMPLOYEE SET ZDEPARTMENT = 777", .danglingReference),
         StoreDamage("manager row deleted", sql: "DELETE FROM ZEMPLOYEE WHERE ZFIRSTNAME = 'Ada'", .danglingReference),
         StoreDamage("text manager", sql: "UPDATE ZEMPLOYEE SET ZMANAGER = 'boss' WHERE ZMANAGER IS NOT NULL",
-                    .error(.operationFailed, naming: "manager holds the text \"boss\"")),
+                    .error(.operationFailed, naming: "holds the text \"boss\" in Employee.manager")),
         StoreDamage("negative manager", sql: "UPDATE ZEMPLOYEE SET ZMANAGER = -1 WHERE ZMANAGER IS NOT NULL",
-                    .error(.operationFailed, naming: "manager holds -1")),
+                    .error(.operationFailed, naming: "holds the integer -1 in Employee.manager")),
         StoreDamage("real department", sql: "UPDATE ZEMPLOYEE SET ZDEPARTMENT = 1.5",
-                    .error(.operationFailed, naming: "department holds the real 1.5")),
+                    .error(.operationFailed, naming: "holds the real 1.5 in Employee.department")),
         StoreDamage("blob department", sql: "UPDATE ZEMPLOYEE SET ZDEPARTMENT = x'01'",
-                    .error(.operationFailed, naming: "department holds a blob")),
+                    .error(.operationFailed, naming: "holds a blob of 1 bytes in Employee.department")),
         StoreDamage("manager of oneself", sql: "UPDATE ZEMPLOYEE SET ZMANAGER = Z_PK"),
         StoreDamage("order column text", sql: "UPDATE ZEMPLOYEE SET Z_FOK_MANAGER = 'first'"),
         StoreDamage("negative primary key", sql: "UPDATE ZEMPLOYEE SET Z_PK = -Z_PK WHERE ZMANAGER IS NULL",
-                    .error(.operationFailed, naming: "\"ZEMPLOYEE\" has the primary key -")),
+                    .error(.operationFailed, naming: "a row of \"ZEMPLOYEE\" holds the integer -")),
         StoreDamage("primary key zero", sql: "UPDATE ZDEPARTMENT SET Z_PK = 0 WHERE Z_PK = 1",
-                    .error(.operationFailed, naming: "\"ZDEPARTMENT\" has the primary key 0")),
+                    .error(.operationFailed, naming: "a row of \"ZDEPARTMENT\" holds the integer 0 in Z_PK")),
         StoreDamage("Z_ENT names another entity", sql: "UPDATE ZEMPLOYEE SET Z_ENT = 'Department' WHERE Z_PK = 2",
-                    .error(.operationFailed, naming: "row 2 of \"ZEMPLOYEE\" names the entity Department")),
+                    .error(.operationFailed, naming: "the record 2 in \"ZEMPLOYEE\" names the entity Department")),
         StoreDamage("Z_ENT names no entity", sql: "UPDATE ZEMPLOYEE SET Z_ENT = 'Nobody' WHERE Z_PK = 3",
                     .error(.operationFailed, naming: "row 3 of \"ZEMPLOYEE\" names an entity the model does not have")),
         StoreDamage("version text", sql: "UPDATE ZEMPLOYEE SET Z_OPT = 'v2'"),
@@ -388,7 +388,62 @@ struct SplitMix64: RandomNumberGenerator {
         let request = FetchRequest<ManagedEmployee>(entityName: "Employee")
         let error = #expect(throws: PersistenceError.self) { try context.fetchObjectIDs(request) }
         #expect(error?.code == .operationFailed)
-        #expect(error?.description.contains("\"ZEMPLOYEE\" has the primary key") == true)
+        #expect(error?.description.contains("in Z_PK, which is not a positive integer") == true)
         #expect((#expect(throws: PersistenceError.self) { try context.fetchDictionaries(request) })?.code == .operationFailed)
+    }
+
+    /// In a table of several entities, a row naming an entity of another table is refused by
+    /// fetches of objects and of IDs alike, naming the row; so is a to-one naming an entity
+    /// that is not its destination.
+    @Test func aRowNamingAnEntityOfAnotherTableIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let model = try ManagedObjectModel {
+            Entity("Shape", abstract: true) { Property("name", .string) }
+            Entity("Square", parent: "Shape") { Property("side", .double) }
+            Entity("Circle", parent: "Shape") { Property("radius", .double) }
+            Entity("Label") { Property("text", .string) }
+            Entity("Owner") { Property("shape", to: "Shape") }
+        }
+        let probe = try SQLiteProbe(directory: directory, model: model)
+        let square = try probe.insert(try #require(model.entity(named: "Square")))
+        try probe.insert(try #require(model.entity(named: "Owner"))) { $0[0] = .toOne(square) }
+        let connection = try SQLiteConnection(path: directory.file().path, create: false)
+        try connection.execute("UPDATE ZSHAPE SET Z_ENT = 'Label'; UPDATE ZOWNER SET ZSHAPE_ENT = 'Label'")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: directory.file())
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        for fetch in [{ _ = try context.fetch(FetchRequest<ManagedObject>("Shape")) }, { _ = try context.fetchObjectIDs(FetchRequest<ManagedObject>("Shape")) }] {
+            let error = #expect(throws: PersistenceError.self) { try fetch() }
+            #expect(error?.code == .operationFailed)
+            #expect(error?.description.contains("names the entity Label, whose records are in \"ZLABEL\"") == true, "\(String(describing: error))")
+        }
+        let error = #expect(throws: PersistenceError.self) { try context.fetch(FetchRequest<ManagedObject>("Owner")) }
+        #expect(error?.description.contains("names the entity Label in Owner.shape, which is not Shape") == true, "\(String(describing: error))")
+    }
+
+    /// A join-table row whose owner is not a key is refused when a to-many relationship is read
+    /// through it (from the side whose owner column it damages).
+    @Test(arguments: ["Z_1", "Z_2"])
+    func aJoinTableRowThatIsNotAKeyIsRefused(column: String) throws {
+        let directory = try TemporaryDirectory()
+        let model = try makeTestModel()
+        let probe = try SQLiteProbe(directory: directory, model: model)
+        let employee = try #require(model.entity(named: "Employee")), project = try #require(model.entity(named: "Project"))
+        let members = try #require(project.relationshipsByName["members"])
+        let ada = try probe.insert(employee), grace = try probe.insert(employee)
+        try probe.insert(project) { $0[members.index] = .toMany([ada, grace]) }
+        try probe.insert(project) { $0[members.index] = .toMany([ada]) }
+        let joins = try probe.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'Z_*' AND name <> 'Z_METADATA' AND name <> 'Z_PRIMARYKEY'")
+        #expect(joins.count == 1)
+        let connection = try SQLiteConnection(path: directory.file().path, create: false)
+        for join in joins { try connection.execute("UPDATE \"\(join)\" SET \(column) = 'key ' || Z_1 || '-' || Z_2") }
+        // One side reads the damaged column as its owner's key (the other side's join skips the row).
+        var errors: [PersistenceError] = []
+        for entity in [employee, project] {
+            do { _ = try probe.store.records(of: entity, includesSubentities: true) } catch let error as PersistenceError { errors.append(error) }
+        }
+        #expect(errors.count == 1)
+        #expect(errors.first?.code == .operationFailed)
+        #expect(errors.first?.description.contains("which are not both primary keys") == true, "\(errors)")
     }
 }
