@@ -27,6 +27,9 @@ struct StoreDamage: CustomTestStringConvertible, Sendable {
         /// `objectNotFound`; the typed accessors read defaults, and the session's edits (which
         /// clear or replace such references) save correctly.
         case danglingReference
+
+        /// A file SQLite cannot read as a database.
+        static let invalidStore = Expected.error(.invalidStore, naming: "is not a valid SQLite store")
     }
 
     let name: String
@@ -48,13 +51,14 @@ struct StoreDamage: CustomTestStringConvertible, Sendable {
     /// The table: truncation, header, metadata, keys, foreign keys, versions, types, schema,
     /// and random flips with fixed seeds.
     static let all: [StoreDamage] = [
+        // An empty file is a new store: the session's changes are saved into it.
         StoreDamage("truncated to nothing", .truncate(0)),
-        StoreDamage("truncated inside the header", .truncate(60)),
-        StoreDamage("truncated to the first page", .truncate(4096)),
-        StoreDamage("truncated to two pages", .truncate(8192)),
-        StoreDamage("magic string overwritten", .overwrite(offset: 0, bytes: Array("SQLite format 4".utf8))),
-        StoreDamage("page size field zero", .overwrite(offset: 16, bytes: [0, 0])),
-        StoreDamage("page count field huge", .overwrite(offset: 28, bytes: [0x7F, 0xFF, 0xFF, 0xFF])),
+        StoreDamage("truncated inside the header", .truncate(60), .invalidStore),
+        StoreDamage("truncated to the first page", .truncate(4096), .invalidStore),
+        StoreDamage("truncated to two pages", .truncate(8192), .invalidStore),
+        StoreDamage("magic string overwritten", .overwrite(offset: 0, bytes: Array("SQLite format 4".utf8)), .invalidStore),
+        StoreDamage("page size field zero", .overwrite(offset: 16, bytes: [0, 0]), .invalidStore),
+        StoreDamage("page count field huge", .overwrite(offset: 28, bytes: [0x7F, 0xFF, 0xFF, 0xFF]), .invalidStore),
         StoreDamage("schema cookie changed", .overwrite(offset: 40, bytes: [0x12, 0x34, 0x56, 0x78])),
         StoreDamage("metadata rows deleted", sql: "DELETE FROM Z_METADATA", .error(.invalidStore, naming: "Z_METADATA")),
         StoreDamage("metadata table dropped", sql: "DROP TABLE Z_METADATA", .error(.invalidStore, naming: "did not write")),
