@@ -74,9 +74,7 @@ public struct Managed<Value>: ManagedStorage {
     static func managedValue(in object: ManagedObject, at index: Int) -> Value {
         if object.flags.contains(.fault) { object.willAccessValue(forKey: nil) }
         object.resolveRelationshipFault(at: index)
-        // A fault that cannot load (its record is gone or unreadable) reads its entity's
-        // defaults, as an object does after its context is reset.
-        let stored = object.values.indices.contains(index) ? object.values[index] : object.entity.initialValues[index]
+        let stored = object.values.indices.contains(index) ? object.values[index] : nil
         return typedValue(stored, object: object, index: index)
     }
 
