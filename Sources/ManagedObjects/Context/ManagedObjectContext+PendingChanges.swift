@@ -30,8 +30,11 @@ extension ManagedObjectContext {
         _ = undoManager?.endEventGroup()
     }
 
+    /// A deleted fault that cannot fire (its record is gone or unreadable) has no relationships
+    /// to apply rules to, and is not prepared: the save then meets its record's absence (a
+    /// merge conflict, which the merge policy may resolve) or the store's error.
     private func applyDeleteRules(to object: ManagedObject) {
-        try? object.fireFaultIfNeeded()
+        guard object.loadsValues() else { return }
         object.prepareForDeletion()
         for relationship in object.entity.relationships {
             let related: [ManagedObject]

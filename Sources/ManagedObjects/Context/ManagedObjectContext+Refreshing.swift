@@ -16,7 +16,7 @@ extension ManagedObjectContext {
     /// Corresponds to `-[NSManagedObjectContext refreshObject:mergeChanges:]`.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.managedObjectContext === self, !object.isInserted else { return }
-        if object.isFault {
+        if object.isFault && !object.hasChanges {
             object.cachedRecord = nil
             return
         }
@@ -72,11 +72,15 @@ extension ManagedObjectContext {
         let insertedObjects = inserted
         let restored = updated.union(deleted).union(pendingDeletions.filter { !$0.objectID.isTemporaryID })
         for object in restored {
-            guard let snapshot = object.snapshot else { continue }
             object.flags.remove([.updated, .deleted])
+            // A fault that could not fire has nothing to restore (its changes were its only values).
+            guard let snapshot = object.snapshot, !object.isFault else {
+                if object.isFault { object.values = [] }
+                continue
+            }
             object.changeRecordingDepth += 1
             object.inverseMaintenanceDepth += 1
-            for property in object.entity.properties where property.index < snapshot.count {
+            for property in object.entity.properties where property.index < snapshot.count && property.index < object.values.count {
                 if ManagedObject.storedValuesEqual(object.values[property.index], snapshot[property.index]) { continue }
                 object.willChangeValue(forKey: property.name)
                 object.values[property.index] = snapshot[property.index]

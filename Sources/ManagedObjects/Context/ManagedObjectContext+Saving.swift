@@ -17,8 +17,10 @@ extension ManagedObjectContext {
     ///   with every failure); ``PersistenceError/Code/mergeConflict`` under the error merge
     ///   policy; ``PersistenceError/Code/noPersistentStore``; what the store throws;
     ///   ``PersistenceError/Code/operationFailed`` when a relationship's IDs could not be read
-    ///   while the context edited around it (the edits that needed them were not made). Nothing
-    ///   is written then, and the context keeps its changes.
+    ///   while the context edited around it (the edits that needed them were not made);
+    ///   ``PersistenceError/Code/objectNotFound`` when an object was newly related to one whose
+    ///   record is gone, or a fault whose record is gone was changed through typed accessors.
+    ///   Nothing is written then, and the context keeps its changes.
     ///
     /// Corresponds to `-[NSManagedObjectContext save:]`.
     public func save() throws {
@@ -157,6 +159,7 @@ extension ManagedObjectContext {
         changes.inserted.reserveCapacity(insertedObjects.count)
         outcome.permanentIDs.reserveCapacity(insertedObjects.count)
         for object in insertedObjects {
+            try checkSavable(object)
             let objectID = id(of: object)
             changes.inserted.append(StoreRecord(objectID: objectID, version: 1, values: try storeValues(of: object, ids: id).values))
             outcome.permanentIDs.append(objectID)
@@ -164,6 +167,7 @@ extension ManagedObjectContext {
         outcome.savedInserted = insertedObjects
         var updatedByID: [ManagedObjectID: ManagedObject] = [:]
         for object in updated where !object.objectID.isTemporaryID {
+            try checkSavable(object)
             let (values, omitted) = try storeValues(of: object, ids: id, omittingUnread: true)
             let record = StoreRecord(
                 objectID: object.objectID, version: try Self.version(after: object.snapshotVersion, of: object.objectID), values: values,
@@ -233,6 +237,56 @@ extension ManagedObjectContext {
                 objectID: id)
         }
         return next
+    }
+
+    /// Throws when saving the object would write what was never read: it is a fault that could
+    /// not fire, changed through typed accessors (which cannot throw), so its other values are
+    /// the entity's defaults; or it was related, since it was last read or saved, to an object
+    /// whose record was found gone when its fault fired (key-value coding throws at once), so
+    /// it would write a dangling reference. References that were already there are the
+    /// conflict check's business.
+    ///
+    /// - Throws: ``PersistenceError/Code/objectNotFound``, or ``PersistenceError/Code/operationFailed``
+    ///   for a fault whose record is there but could not be read.
+    private func checkSavable(_ object: ManagedObject) throws {
+        if object.isFault {
+            let gone = object.flags.contains(.unfulfillable)
+            throw PersistenceError(
+                gone ? .objectNotFound : .operationFailed,
+                message: "\(object.entity.name) \(object.objectID) was changed while its record "
+                    + (gone ? "no longer exists" : "could not be read")
+                    + "; refresh it without merging, or roll back or reset the context",
+                objectID: object.objectID)
+        }
+        guard metUnfulfillableFault else { return }
+        func firstGone(in value: Any?, except before: Set<ManagedObjectID>) -> ManagedObject? {
+            func isNewlyGone(_ related: ManagedObject) -> Bool {
+                related.flags.contains(.unfulfillable) && !before.contains(related.objectID)
+            }
+            if let related = value as? ManagedObject { return isNewlyGone(related) ? related : nil }
+            if let set = value as? Set<ManagedObject> { return set.first(where: isNewlyGone) }
+            return (value as? [ManagedObject])?.first(where: isNewlyGone)
+        }
+        for relationship in object.entity.relationships where !relationship.isTransient && relationship.index < object.values.count {
+            let value = object.values[relationship.index]
+            // Unread relationship faults are unchanged; most relationships relate no gone record.
+            guard !(value is RelationshipFault), firstGone(in: value, except: []) != nil else { continue }
+            let committed = object.snapshot.flatMap { relationship.index < $0.count ? $0[relationship.index] : nil }
+            let before: Set<ManagedObjectID> = if let fault = committed as? RelationshipFault {
+                Set(fault.ids ?? [])
+            } else if let related = committed as? ManagedObject {
+                [related.objectID]
+            } else {
+                Set(ManagedObject.objects(inCollection: committed).map(\.objectID))
+            }
+            if let gone = firstGone(in: value, except: before) {
+                throw PersistenceError(
+                    .objectNotFound,
+                    message: "\(object.entity.name).\(relationship.name) of \(object.objectID) refers to \(gone.entity.name) "
+                        + "\(gone.objectID), whose record no longer exists (deleted by another context?)",
+                    objectID: gone.objectID)
+            }
+        }
     }
 
     /// Applies the merge policy to the conflicts, adjusting the request and the objects.
@@ -415,6 +469,15 @@ extension ManagedObjectContext {
     /// - Throws: What ``objectValues(from:of:)`` throws; the object is left as it was.
     func take(_ record: StoreRecord, into object: ManagedObject, keepingChanges: Bool) throws {
         var fresh = try objectValues(from: record, of: object)
+        if object.values.count != fresh.count {
+            // A fault that could not fire has no values to keep or compare: it is fulfilled.
+            object.values = fresh
+            object.snapshot = fresh
+            object.snapshotVersion = record.version
+            object.flags.remove([.fault, .unfulfillable])
+            object.cachedRecord = nil
+            return
+        }
         let changed: Set<Int> = keepingChanges
             ? Set(object.entity.properties.filter { property in
                 guard let snapshot = object.snapshot, property.index < snapshot.count else { return true }

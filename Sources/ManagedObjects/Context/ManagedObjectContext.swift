@@ -80,6 +80,9 @@ public final class ManagedObjectContext {
     /// edits that needed them were not made, so the next save fails until the object is
     /// refreshed without merging, or leaves the context, or the context is rolled back or reset.
     var relationshipReadFailures: [ObjectIdentifier: (object: ManagedObject, relationship: String, error: any Error)] = [:]
+    /// Whether a fault of this context found its record gone: only then can a save relate an
+    /// object to one (see `checkSavable`).
+    var metUnfulfillableFault = false
 
     /// Creates a context that saves to `coordinator`'s stores.
     ///
@@ -252,6 +255,7 @@ public final class ManagedObjectContext {
         object.cachedRecordRead = nil
         guard let record = try cached ?? persistentStoreCoordinator.store(for: id)?.faultRecord(for: id) else {
             object.flags.insert(.unfulfillable)
+            metUnfulfillableFault = true
             throw PersistenceError(
                 .objectNotFound, message: "the record of \(id.entity.name) \(id) no longer exists (deleted by another context?)",
                 objectID: id)

@@ -149,8 +149,8 @@ extension ManagedObject {
             }
         }
         try? fireFaultIfNeeded()
-        // A fault that could not load (no context, record gone) takes the value on its entity's
-        // initial values; nothing can save it.
+        // A fault that could not load (no context, record gone or unreadable) takes the value on
+        // its entity's initial values; its context's next save refuses it (`checkSavable`).
         if values.count <= index { values = entity.initialValues }
         if observationState == nil {
             setUnobservedValue(stored, of: property)

@@ -31,8 +31,9 @@ extension ManagedObject {
 
     /// Records the state before a change of a modeled key.
     package func trackWillChange(forKey key: String, change: TrackedChange) {
-        guard let property = entity.propertiesByName[key] else { return }
-        try? fireFaultIfNeeded()
+        // A fault that cannot fire has nothing to change: the write that follows throws (key-value
+        // coding) or is never saved (see `setManagedValue`), so nothing is recorded.
+        guard let property = entity.propertiesByName[key], loadsValues() else { return }
         var pending = PendingManagedChange(
             key: key, property: property, oldValue: nil, removed: [], added: [], insertedIndexes: nil, isWhole: false)
         if let relationship = property as? RelationshipDescription, relationship.isToMany {
@@ -118,7 +119,7 @@ extension ManagedObject {
     ) -> (added: [ManagedObject], removed: [ManagedObject]) {
         if !relationship.isToMany {
             let old = pending.oldValue as? ManagedObject
-            let new = values[relationship.index] as? ManagedObject
+            let new = values.indices.contains(relationship.index) ? values[relationship.index] as? ManagedObject : nil
             if old === new { return ([], []) }
             return (new.map { [$0] } ?? [], old.map { [$0] } ?? [])
         }
@@ -139,12 +140,13 @@ extension ManagedObject {
     /// The objects of a to-many slot, in order for ordered relationships.
     final func toManyObjects(at index: Int) -> [ManagedObject] {
         resolveRelationshipFault(at: index)
-        return Self.objects(inCollection: values[index])
+        return index < values.count ? Self.objects(inCollection: values[index]) : []
     }
 
     /// Whether a to-many slot holds `object`: O(1) for sets, O(n) for ordered relationships.
     final func toManyContains(_ object: ManagedObject, at index: Int) -> Bool {
         resolveRelationshipFault(at: index)
+        guard index < values.count else { return false }
         switch values[index] {
         case let set as Set<ManagedObject>: return set.contains(object)
         case let array as [ManagedObject]: return array.contains { $0 === object }
@@ -173,9 +175,10 @@ extension ManagedObject {
     // MARK: - Inverse relationships
 
     /// Makes `target`'s `inverse` relationship include `owner`. When `inverse` is to-one and
-    /// already names another object, that object first loses `target`.
+    /// already names another object, that object first loses `target`. A target whose fault
+    /// cannot fire is left alone (see ``loadsInverse(of:through:)``).
     static func link(_ target: ManagedObject, through inverse: RelationshipDescription, to owner: ManagedObject) {
-        try? target.fireFaultIfNeeded()
+        guard target.loadsInverse(of: owner, through: inverse) else { return }
         if inverse.isToMany {
             if target.toManyContains(owner, at: inverse.index) { return }
             target.editToMany(inverse, adding: [owner], removing: [])
@@ -189,9 +192,10 @@ extension ManagedObject {
         target.editToOne(inverse, to: owner)
     }
 
-    /// Takes `owner` out of `target`'s `inverse` relationship, if it is there.
+    /// Takes `owner` out of `target`'s `inverse` relationship, if it is there. A target whose
+    /// fault cannot fire is left alone (see ``loadsInverse(of:through:)``).
     static func unlink(_ target: ManagedObject, through inverse: RelationshipDescription, from owner: ManagedObject) {
-        try? target.fireFaultIfNeeded()
+        guard target.loadsInverse(of: owner, through: inverse) else { return }
         if inverse.isToMany {
             guard target.toManyContains(owner, at: inverse.index) else { return }
             target.editToMany(inverse, adding: [], removing: [owner])
@@ -199,6 +203,39 @@ extension ManagedObject {
         }
         guard target.values[inverse.index] as? ManagedObject === owner else { return }
         target.editToOne(inverse, to: nil)
+    }
+
+    /// Fires the faults of the objects `stored` newly relates through `relationship`, whose
+    /// inverses the change will edit: an object whose record is gone (or cannot be read) is
+    /// found before anything changes, instead of when the change is saved.
+    ///
+    /// - Throws: What firing a fault throws (``PersistenceError/Code/objectNotFound``).
+    final func loadNewlyRelated(_ stored: Any?, through relationship: RelationshipDescription) throws {
+        guard relationship.inverseRelationship != nil, let stored else { return }
+        if !relationship.isToMany {
+            guard let object = stored as? ManagedObject, object.isFault else { return }
+            if relationship.index < values.count, values[relationship.index] as? ManagedObject === object { return }
+            try object.fireFaultIfNeeded()
+            return
+        }
+        let faults = Self.objects(inCollection: stored).filter(\.isFault)
+        guard !faults.isEmpty else { return }
+        let current = Set(toManyObjects(at: relationship.index).map(ObjectIdentifier.init))
+        for object in faults where !current.contains(ObjectIdentifier(object)) { try object.fireFaultIfNeeded() }
+    }
+
+    /// Loads the object, whose `inverse` relationship an edit of `owner` keeps; whether it can
+    /// be edited. A fault whose record is gone (deleted by another context, or a dangling
+    /// reference in the store) is left alone: there is nothing of it to save, and the owner's
+    /// own change still goes through. A fault that cannot be read for another reason (the
+    /// store failed, its row is damaged) is left alone too, and the failure is recorded for the
+    /// owner: the context's next save throws it, so that no half-made edit is saved.
+    final func loadsInverse(of owner: ManagedObject, through inverse: RelationshipDescription) -> Bool {
+        loadsValues { error in
+            guard !(PersistenceError.Code.objectNotFound ~= error), let context = owner.context else { return }
+            let forward = inverse.inverseRelationship?.name ?? inverse.name
+            context.relationshipReadFailures[ObjectIdentifier(owner)] = (owner, forward, error)
+        }
     }
 
     /// Sets a to-one relationship with notifications, without maintaining its inverse.
@@ -239,8 +276,8 @@ extension ManagedObject {
         let key = relationship.name, index = relationship.index
         resolveRelationshipFault(at: index)
         // Its IDs could not be read: editing an unknown collection would lose its members (the
-        // context's next save reports the failure).
-        guard !(values[index] is RelationshipFault) else { return }
+        // context's next save reports the failure). No storage: a fault that cannot fire.
+        guard index < values.count, !(values[index] is RelationshipFault) else { return }
         if relationship.isOrdered {
             let current = toManyObjects(at: index)
             let removedIDs = Set(objects.map(ObjectIdentifier.init))
@@ -276,7 +313,7 @@ extension ManagedObject {
     final func addToToMany(_ relationship: RelationshipDescription, _ objects: [ManagedObject], at position: Int?) {
         let key = relationship.name, index = relationship.index
         resolveRelationshipFault(at: index)
-        guard !(values[index] is RelationshipFault) else { return }  // as in removeFromToMany
+        guard index < values.count, !(values[index] is RelationshipFault) else { return }  // as in removeFromToMany
         if relationship.isOrdered {
             var array = toManyObjects(at: index)
             let present = Set(array.map(ObjectIdentifier.init))
@@ -319,7 +356,7 @@ extension ManagedObject {
             willChangeValue(forKey: property.name)
             if property is AttributeDescription {
                 try? setPrimitiveValue(old, forKey: property.name)
-            } else {
+            } else if property.index < values.count {
                 values[property.index] = old
             }
             didChangeValue(forKey: property.name)

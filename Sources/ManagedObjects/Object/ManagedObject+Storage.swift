@@ -201,6 +201,19 @@ extension ManagedObject {
         try fulfillFault()
     }
 
+    /// Fires the object's fault if it is one; whether its storage then holds a value for every
+    /// property. False for a fault that cannot fire (its record is gone or unreadable, or it has
+    /// no context): its storage is empty, and code that is not asked for the object itself
+    /// (inverse maintenance, delete rules, change tracking) leaves it alone instead of indexing it.
+    /// `failure` receives the error the fault fired with.
+    @inline(__always)
+    final func loadsValues(failure: (any Error) -> Void = { _ in }) -> Bool {
+        if flags.contains(.fault) {
+            do { try fulfillFault() } catch { failure(error) }
+        }
+        return values.count == entity.properties.count
+    }
+
     private func fulfillFault() throws {
         guard let context = managedObjectContext else {
             throw PersistenceError(
@@ -240,7 +253,7 @@ extension ManagedObject {
     @inline(__always)
     final func attributeValue(_ attribute: PropertyDescription, overrides: [Bool]) -> Any? {
         if overrides[attribute.index] { return (try? primitiveValue(forKey: attribute.name)) ?? nil }
-        return values[attribute.index]
+        return attribute.index < values.count ? values[attribute.index] : nil
     }
 }
 

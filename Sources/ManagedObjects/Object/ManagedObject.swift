@@ -253,13 +253,16 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// property; a mandatory one fails validation when saved.
     ///
     /// - Throws: ``KeyValueCodingError/Code/typeMismatch`` (nothing changes),
-    ///   ``KeyValueCodingError/Code/undefinedKey``.
+    ///   ``KeyValueCodingError/Code/undefinedKey``; ``PersistenceError/Code/objectNotFound``
+    ///   (nothing changes) when the object is a fault whose record is gone, or when the value
+    ///   relates it to such a fault; what the store throws when it cannot read one.
     open override func setValue(_ value: Any?, forUndefinedKey key: String) throws {
         guard let property = entity.propertiesByName[key] else {
             return try super.setValue(value, forUndefinedKey: key)
         }
         let stored = try storedValue(value, for: property)
         try fireFaultIfNeeded()
+        if let relationship = property as? RelationshipDescription { try loadNewlyRelated(stored, through: relationship) }
         if observationState == nil {
             setUnobservedValue(stored, of: property)
             return

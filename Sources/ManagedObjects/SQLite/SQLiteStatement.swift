@@ -184,6 +184,14 @@ final class SQLiteStatement {
         sqlite3_column_int64(handle, index)
     }
 
+    /// The column as a primary key: an integer of at least 1 (the keys the stores hand out);
+    /// nil for anything else, which SQLite would convert (text to 0, a real truncated).
+    func key(at index: Int32) -> Int64? {
+        guard sqlite3_column_type(handle, index) == SQLITE_INTEGER else { return nil }
+        let key = sqlite3_column_int64(handle, index)
+        return key >= 1 ? key : nil
+    }
+
     /// The column as a floating-point number (SQLite converts other types).
     func double(at index: Int32) -> Double {
         sqlite3_column_double(handle, index)

@@ -80,7 +80,11 @@ extension SQLiteStore {
             // Without subentities every row is of the request's entity: its name is not read.
             let onlyEntity = request.includesSubentities && !request.entity.subentities.isEmpty ? nil : request.entity
             try state.connection.cachedStatement(sql).forEachRow(plan.bindings) { row in
-                let key = row.int64(at: 0)
+                guard let key = row.key(at: 0) else {
+                    throw PersistenceError(
+                        .operationFailed,
+                        message: "a row of \(table) holds \(Self.describeKey(row.value(at: 0))) in Z_PK, which is not a positive integer", sql: sql)
+                }
                 let entity: EntityDescription
                 if let onlyEntity {
                     entity = onlyEntity
@@ -92,6 +96,12 @@ extension SQLiteStore {
                         guard let found = model.entity(named: name) else {
                             throw PersistenceError(
                                 .operationFailed, message: "row \(key) of \(table) names an entity the model does not have: \(name)",
+                                sql: sql)
+                        }
+                        let elsewhere = schema.entities[name]?.table ?? "no table"
+                        guard elsewhere == table else {
+                            throw PersistenceError(
+                                .operationFailed, message: "the record \(key) in \(table) names the entity \(name), whose records are in \(elsewhere)",
                                 sql: sql)
                         }
                         entity = found

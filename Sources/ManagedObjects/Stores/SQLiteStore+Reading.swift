@@ -14,6 +14,16 @@ extension SQLiteStore {
         let last: Int64 = try withConnection(.saveFailed) { state in
             let connection = state.connection
             return try connection.transaction {
+                // SQLite's arithmetic would take text for 0 (handing out keys in use) and a real as it is.
+                try connection.cachedStatement("SELECT \"Z_MAX\" FROM \"Z_PRIMARYKEY\" WHERE \"Z_ENT\" = ?")
+                    .forEachRow([.text(mapping.rootEntityName)]) { row in
+                        guard case .integer = row.value(at: 0) else {
+                            throw PersistenceError(
+                                .saveFailed,
+                                message: "the primary-key counter of \(mapping.rootEntityName) in Z_PRIMARYKEY is damaged "
+                                    + "(\(Self.describeKey(row.value(at: 0))))")
+                        }
+                    }
                 try connection.cachedStatement("UPDATE \"Z_PRIMARYKEY\" SET \"Z_MAX\" = \"Z_MAX\" + ? WHERE \"Z_ENT\" = ?")
                     .execute([.integer(Int64(count)), .text(mapping.rootEntityName)])
                 if connection.changes == 0 {
@@ -415,7 +425,14 @@ extension SQLiteStore {
         var related: [Int64: [ManagedObjectID]] = [:]
         var entities: [String: EntityDescription] = [:]
         try connection.cachedStatement(sql).forEachRow(arguments) { row in
-            let owner = row.int64(at: 0), key = row.int64(at: 1), name = row.text(at: 2)
+            guard let owner = row.key(at: 0), let key = row.key(at: 1) else {
+                throw PersistenceError(
+                    .operationFailed,
+                    message: "a to-many relationship reads \(Self.describeKey(row.value(at: 1))) related to "
+                        + "\(Self.describeKey(row.value(at: 0))), which are not both primary keys",
+                    sql: sql)
+            }
+            let name = row.text(at: 2)
             guard let entity = entities[name] ?? model.entity(named: name) else {
                 throw PersistenceError(.operationFailed, message: "row \(key) names an entity the model does not have: \(name)", sql: sql)
             }
@@ -448,7 +465,12 @@ extension SQLiteStore {
         _ row: SQLiteStatement, table: String, positions: [String: Int32],
         kinds: inout EntityLookup
     ) throws -> StoreRecord {
-        let key = row.int64(at: 0), name = row.text(at: 1), version = row.int64(at: 2)
+        guard let key = row.key(at: 0) else {
+            throw PersistenceError(
+                .operationFailed, message: "a row of \(table) holds \(Self.describeKey(row.value(at: 0))) in Z_PK, which is not a positive integer",
+                sql: row.sql)
+        }
+        let name = row.text(at: 1), version = row.int64(at: 2)
         // SQLite would read text as 0 and a huge real as Int64.max, which the next save writes back.
         guard version >= 1, row.storageClass(at: 2) == .integer else {
             throw PersistenceError(
@@ -467,6 +489,12 @@ extension SQLiteStore {
                 guard let found = model.entity(named: name), let foundMapping = schema.entities[name] else {
                     throw PersistenceError(
                         .operationFailed, message: "row \(key) of \(table) names an entity the model does not have: \(name)", sql: row.sql)
+                }
+                // Another table's entity: its columns are not these (read, they would be another record's values).
+                guard foundMapping.table == table else {
+                    throw PersistenceError(
+                        .operationFailed, message: "the record \(key) in \(table) names the entity \(name), whose records are in \(foundMapping.table)",
+                        sql: row.sql)
                 }
                 (entity, reads) = (found, foundMapping.reads)
                 kinds.all[name] = (found, foundMapping)
@@ -489,12 +517,23 @@ extension SQLiteStore {
             case .toOne(let index, let position, let entityPosition, let destination):
                 guard !row.isNull(at: position) else { continue }
                 let targetName = entityPosition.flatMap { row.isNull(at: $0) ? nil : row.text(at: $0) }
-                guard let target = targetName.map({ model.entity(named: $0) }) ?? destination else {
+                let recordID = { ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: self.identifier, primaryKey: key)) }
+                guard let target = targetName.map({ model.entity(named: $0) }) ?? destination, target.isKindOf(entity: destination) else {
                     throw PersistenceError(
-                        .operationFailed, message: "row \(key) of \(table) refers to an unknown entity \(targetName ?? "")", sql: row.sql)
+                        .operationFailed,
+                        message: "the record \(key) of \(entity.name) in \(table) names the entity \(targetName ?? "") in "
+                            + "\(entity.name).\(entity.properties[index].name), which is not \(destination.name) or one of its subentities",
+                        objectID: recordID(), sql: row.sql)
                 }
-                values[index] = .toOne(ManagedObjectID(
-                    entity: target, key: .permanent(storeIdentifier: identifier, primaryKey: row.int64(at: position))))
+                // SQLite would read text as 0 and a real truncated: a record that is not there, or another one.
+                guard let targetKey = row.key(at: position) else {
+                    throw PersistenceError(
+                        .operationFailed,
+                        message: "the record \(key) of \(entity.name) in \(table) holds \(Self.describeKey(row.value(at: position))) in "
+                            + "\(entity.name).\(entity.properties[index].name), which is not a primary key of \(destination.name)",
+                        objectID: recordID(), sql: row.sql)
+                }
+                values[index] = .toOne(ManagedObjectID(entity: target, key: .permanent(storeIdentifier: identifier, primaryKey: targetKey)))
             case .toMany(let index):
                 values[index] = .toMany([])
             }
@@ -502,6 +541,17 @@ extension SQLiteStore {
         return StoreRecord(
             objectID: ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, primaryKey: key)),
             version: version, values: values)
+    }
+
+    /// A value read where a primary key belongs, for an error message: short, whatever it holds.
+    static func describeKey(_ value: SQLiteValue) -> String {
+        switch value {
+        case .null: "NULL"
+        case .integer(let integer): "the integer \(integer)"
+        case .real(let real): "the real \(real)"
+        case .text(let text): "the text \"\(text.prefix(40))\(text.count > 40 ? "…" : "")\""
+        case .blob(let data): "a blob of \(data.count) bytes"
+        }
     }
 
     /// A column's value as an attribute's type; nil when the column holds something the store
