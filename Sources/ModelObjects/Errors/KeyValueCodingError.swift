@@ -49,6 +49,9 @@ public struct KeyValueCodingError: Error, CustomStringConvertible, Sendable {
         public static let notACollection = Code(rawValue: 12)
         /// A typed key path could not be mapped to a key: it does not name a declared property.
         public static let unmappableKeyPath = Code(rawValue: 13)
+        /// A number has no value of the type it must become: `@sum` or `@avg` of decimals and
+        /// an infinite double (a `Decimal` holds no infinity).
+        public static let unrepresentableNumber = Code(rawValue: 14)
 
         public var description: String {
             switch self {
@@ -65,6 +68,7 @@ public struct KeyValueCodingError: Error, CustomStringConvertible, Sendable {
             case .indexOutOfRange: "indexOutOfRange"
             case .notACollection: "notACollection"
             case .unmappableKeyPath: "unmappableKeyPath"
+            case .unrepresentableNumber: "unrepresentableNumber"
             default: "code \(rawValue)"
             }
         }
@@ -130,6 +134,6 @@ extension KeyValueCodingError {
         return KeyValueCodingError(
             .typeMismatch, key: key, className: className,
             expectedType: expectedType, givenType: givenType,
-            message: "expected a value of type \(expectedType), got \(givenType) (\(value))")
+            message: "expected a value of type \(expectedType), got \(givenType) (\(describeKeyValue(value)))")
     }
 }

@@ -351,7 +351,7 @@ extension KeyValuePredicate.Comparison {
         guard let order = orderPredicateValues(lhs, rhs, options: options) else {
             throw KeyValuePredicateError(
                 .invalidOperand,
-                message: "cannot order \(lhs) (\(type(of: lhs))) and \(rhs) (\(type(of: rhs))) with \(operatorType.symbol)")
+                message: "cannot order \(describeKeyValue(lhs)) (\(type(of: lhs))) and \(describeKeyValue(rhs)) (\(type(of: rhs))) with \(operatorType.symbol)")
         }
         return order
     }
@@ -360,7 +360,7 @@ extension KeyValuePredicate.Comparison {
         guard let string = stringValue(value) else {
             throw KeyValuePredicateError(
                 .invalidOperand,
-                message: "\(operatorType.symbol) needs strings; the \(side) side is \(value) (\(type(of: value)))")
+                message: "\(operatorType.symbol) needs strings; the \(side) side is \(describeKeyValue(value)) (\(type(of: value)))")
         }
         return string
     }

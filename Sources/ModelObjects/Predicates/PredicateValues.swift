@@ -110,38 +110,6 @@ func orderStrings(_ lhs: String, _ rhs: String) -> ComparisonResult {
     lhs == rhs ? .orderedSame : (lhs < rhs ? .orderedAscending : .orderedDescending)
 }
 
-func compareKeyValueNumbers(_ lhs: KeyValueNumber, _ rhs: KeyValueNumber) -> ComparisonResult {
-    func order<T: Comparable>(_ l: T, _ r: T) -> ComparisonResult {
-        l == r ? .orderedSame : (l < r ? .orderedAscending : .orderedDescending)
-    }
-    switch (lhs, rhs) {
-    case (.signed(let l), .signed(let r)): return order(l, r)
-    case (.unsigned(let l), .unsigned(let r)): return order(l, r)
-    case (.double(let l), .double(let r)): return order(l, r)
-    case (.signed, .unsigned): return .orderedAscending
-    case (.unsigned, .signed): return .orderedDescending
-    case (.double(let l), .signed(let r)): return compareDouble(l, toInteger: r)
-    case (.signed(let l), .double(let r)): return compareDouble(r, toInteger: l).reversed
-    case (.decimal, _), (_, .decimal): return order(lhs.decimalValue, rhs.decimalValue)
-    default: return order(lhs.doubleValue, rhs.doubleValue)
-    }
-}
-
-/// Orders a double and an integer exactly, even past 2^53 where the integer has no exact
-/// double.
-@inline(__always)
-private func compareDouble(_ double: Double, toInteger integer: Int64) -> ComparisonResult {
-    let converted = Double(integer)
-    if double < converted { return .orderedAscending }
-    if double > converted { return .orderedDescending }
-    guard double.isFinite, double.magnitude >= 0x1p53 else {
-        return double.isNaN ? .orderedDescending : .orderedSame
-    }
-    // Both are integral here; compare as integers when the double fits.
-    guard let exact = Int64(exactly: double) else { return double < 0 ? .orderedAscending : .orderedDescending }
-    return exact == integer ? .orderedSame : (exact < integer ? .orderedAscending : .orderedDescending)
-}
-
 extension ComparisonResult {
     var reversed: ComparisonResult {
         switch self {
