@@ -52,6 +52,9 @@ public struct KeyValueCodingError: Error, CustomStringConvertible, Sendable {
         /// A number has no value of the type it must become: `@sum` or `@avg` of decimals and
         /// an infinite double (a `Decimal` holds no infinity).
         public static let unrepresentableNumber = Code(rawValue: 14)
+        /// The key path holds more than 32 collection operators: each one nests an evaluation of
+        /// the rest of the path, so their number is limited (plain keys are not).
+        public static let keyPathTooComplex = Code(rawValue: 15)
 
         public var description: String {
             switch self {
@@ -69,6 +72,7 @@ public struct KeyValueCodingError: Error, CustomStringConvertible, Sendable {
             case .notACollection: "notACollection"
             case .unmappableKeyPath: "unmappableKeyPath"
             case .unrepresentableNumber: "unrepresentableNumber"
+            case .keyPathTooComplex: "keyPathTooComplex"
             default: "code \(rawValue)"
             }
         }
