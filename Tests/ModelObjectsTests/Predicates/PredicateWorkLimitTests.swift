@@ -95,3 +95,26 @@ import Testing
         #expect(try nested.evaluate(with: ["items": Array(1...100)]))
     }
 }
+
+/// Long and deeply nested format strings throw or parse without exhausting the stack.
+@Suite struct LongPredicateFormatTests {
+    private let count = 20_000
+
+    @Test func longAndChainParsesPrintsAndEvaluates() throws {
+        let format = Array(repeating: "a == 1", count: count).joined(separator: " AND ")
+        let predicate = try KeyValuePredicate(format: format)
+        #expect(try predicate.evaluate(with: ["a": 1]))
+        #expect(try !predicate.evaluate(with: ["a": 2]))
+        #expect(try KeyValuePredicate(format: predicate.predicateFormat) == predicate)
+    }
+
+    @Test(arguments: ["(", "NOT ", "!", "{", "SUBQUERY(a, $x, "])
+    func deepNestingThrowsNestingTooDeep(_ opener: String) {
+        let format = String(repeating: opener, count: count) + "TRUEPREDICATE"
+        expectPredicateError(.nestingTooDeep) { _ = try KeyValuePredicate(format: format) }
+    }
+
+    @Test func longRunOfUnaryMinusIsUnsupported() {
+        expectPredicateError(.unsupportedSyntax) { _ = try KeyValuePredicate(format: String(repeating: "-", count: count) + "1 == 1") }
+    }
+}
