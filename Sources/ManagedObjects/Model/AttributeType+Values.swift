@@ -79,7 +79,8 @@ extension AttributeType {
             guard decimal.isFinite, decimal == decimal.rounded() else { return nil }
             return Int64(decimal.description)
         }
-        if let number = value as? NSNumber { return int64(number.decimalValue) }
+        // Not `number.decimalValue`, which traps for an infinity.
+        if let number = value as? NSNumber { return convertKeyValue(number, to: Int64.self) }
         return nil
     }
 
@@ -100,10 +101,9 @@ extension AttributeType {
         if let floating = value as? any BinaryFloatingPoint {
             let double = Double(floating)
             guard double.isFinite else { return nil }
-            // The shortest text that reads back as the double: `0.1` gives 0.1, not 0.1000000000000000055.
-            return Decimal(string: "\(double)", locale: Locale(identifier: "en_US_POSIX"))
+            return exactDecimal(double)
         }
-        if let number = value as? NSNumber { return number.decimalValue }
+        if let number = value as? NSNumber { return convertKeyValue(number, to: Decimal.self) }
         return nil
     }
 }

@@ -91,7 +91,7 @@ extension ManagedObject {
         case .decimal:
             if let decimal = convertKeyValue(value, to: Decimal.self) { return decimal }
             if let integer = convertKeyValue(value, to: Int64.self) { return Decimal(integer) }
-            return convertKeyValue(value, to: Double.self).map { Decimal($0) }
+            return convertKeyValue(value, to: Double.self).flatMap(exactDecimal)
         case .string: return convertKeyValue(value, to: String.self)
         case .boolean: return convertKeyValue(value, to: Bool.self)
         case .date: return convertKeyValue(value, to: Date.self)
@@ -116,7 +116,7 @@ extension ManagedObject {
             return (value as? ManagedObject).map { "\($0.objectID)" } ?? "nil"
         }
         if let string = value as? String { return "\"\(string)\"" }
-        return "\(value)"
+        return describeKeyValue(value)
     }
 
     // MARK: - State

@@ -52,11 +52,11 @@ extension ManagedObject {
         let converted: Any? = attribute.valueType.map { Swift.type(of: value) == $0 } == true ? value : Self.convert(value, to: attribute)
         if let minimum = attribute.minimumValue, let converted, Self.compare(converted, minimum, as: type) == .orderedAscending {
             throw failure(
-                type == .date ? .dateTooSoon : .numberTooSmall, "\(value) is less than the minimum \(minimum)")
+                type == .date ? .dateTooSoon : .numberTooSmall, "\(describeKeyValue(value)) is less than the minimum \(describeKeyValue(minimum))")
         }
         if let maximum = attribute.maximumValue, let converted, Self.compare(converted, maximum, as: type) == .orderedDescending {
             throw failure(
-                type == .date ? .dateTooLate : .numberTooLarge, "\(value) is greater than the maximum \(maximum)")
+                type == .date ? .dateTooLate : .numberTooLarge, "\(describeKeyValue(value)) is greater than the maximum \(describeKeyValue(maximum))")
         }
         let length: Int? = (value as? String).map(\.count) ?? (value as? Data).map(\.count)
         if let length {

@@ -148,7 +148,7 @@ public class Coder {
         guard let typed = convertKeyValue(value, to: T.self) else {
             throw ArchiveError(
                 .typeMismatch, key: key, className: String(reflecting: Swift.type(of: value)),
-                message: "expected a \(T.self), found \(value) (\(Swift.type(of: value)))")
+                message: "expected a \(T.self), found \(describeKeyValue(value)) (\(Swift.type(of: value)))")
         }
         return typed
     }
@@ -190,7 +190,7 @@ public class Coder {
         guard let value, let typed = convertKeyValue(value, to: T.self) else {
             throw ArchiveError(
                 .typeMismatch, className: value.map { String(reflecting: Swift.type(of: $0)) },
-                message: "expected a \(T.self), found \(value.map { "\($0)" } ?? "nil")")
+                message: "expected a \(T.self), found \(describeKeyValue(value))")
         }
         return typed
     }

@@ -49,6 +49,12 @@ public struct KeyValueCodingError: Error, CustomStringConvertible, Sendable {
         public static let notACollection = Code(rawValue: 12)
         /// A typed key path could not be mapped to a key: it does not name a declared property.
         public static let unmappableKeyPath = Code(rawValue: 13)
+        /// A number has no value of the type it must become: `@sum` or `@avg` of decimals and
+        /// an infinite double (a `Decimal` holds no infinity).
+        public static let unrepresentableNumber = Code(rawValue: 14)
+        /// The key path holds more than 32 collection operators: each one nests an evaluation of
+        /// the rest of the path, so their number is limited (plain keys are not).
+        public static let keyPathTooComplex = Code(rawValue: 15)
 
         public var description: String {
             switch self {
@@ -65,6 +71,8 @@ public struct KeyValueCodingError: Error, CustomStringConvertible, Sendable {
             case .indexOutOfRange: "indexOutOfRange"
             case .notACollection: "notACollection"
             case .unmappableKeyPath: "unmappableKeyPath"
+            case .unrepresentableNumber: "unrepresentableNumber"
+            case .keyPathTooComplex: "keyPathTooComplex"
             default: "code \(rawValue)"
             }
         }
@@ -130,6 +138,6 @@ extension KeyValueCodingError {
         return KeyValueCodingError(
             .typeMismatch, key: key, className: className,
             expectedType: expectedType, givenType: givenType,
-            message: "expected a value of type \(expectedType), got \(givenType) (\(value))")
+            message: "expected a value of type \(expectedType), got \(givenType) (\(describeKeyValue(value)))")
     }
 }

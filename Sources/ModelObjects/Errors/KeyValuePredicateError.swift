@@ -49,6 +49,11 @@ public struct KeyValuePredicateError: Error, CustomStringConvertible, Sendable {
         /// The format string uses a construct of Cocoa's syntax that this library does not
         /// support (arithmetic, functions, `FIRST`/`LAST` subscripts, `ANYKEY`, `FETCH`).
         public static let unsupportedSyntax = Code(rawValue: 8)
+        /// Evaluation was stopped before it could answer, because it would take too long: a
+        /// `MATCHES` pattern that backtracks past its step limit, or `SUBQUERY`/`ANY`/`ALL`
+        /// nested so that one evaluation visits more than
+        /// ``KeyValuePredicate/maximumNestedElementVisits`` elements in nested iterations.
+        public static let evaluationLimitExceeded = Code(rawValue: 9)
 
         /// The code's name, such as `syntaxError`.
         public var description: String {
@@ -61,6 +66,7 @@ public struct KeyValuePredicateError: Error, CustomStringConvertible, Sendable {
             case .invalidOperand: "invalidOperand"
             case .invalidRegularExpression: "invalidRegularExpression"
             case .unsupportedSyntax: "unsupportedSyntax"
+            case .evaluationLimitExceeded: "evaluationLimitExceeded"
             default: "code \(rawValue)"
             }
         }

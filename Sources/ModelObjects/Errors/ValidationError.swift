@@ -101,7 +101,7 @@ public struct ValidationError: Error, CustomStringConvertible, Sendable {
         self.key = key
         if let value {
             rejectedValue = sendableKeyValue(value)
-            rejectedValueDescription = String(describing: value)
+            rejectedValueDescription = describeKeyValue(value)
         }
         objectDescription = object.map { String(describing: $0) }
         self.predicate = predicate

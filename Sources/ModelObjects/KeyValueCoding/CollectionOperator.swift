@@ -10,7 +10,9 @@ import Foundation
 /// `Decimal` for decimal values); `@max`/`@min` return the value itself. Nil and `NSNull` values
 /// are skipped, except that `@avg` divides by the whole count, as Cocoa does; `@sum` of an empty
 /// collection is 0, `@avg`, `@max` and `@min` of an empty collection are nil. A value that is not a
-/// number throws ``KeyValueCodingError/Code/nonNumericValue`` (Cocoa answers NaN or raises).
+/// number throws ``KeyValueCodingError/Code/nonNumericValue`` (Cocoa answers NaN or raises); a
+/// `Decimal` result that would take an infinite double throws
+/// ``KeyValueCodingError/Code/unrepresentableNumber``.
 /// The distinct unions keep the first occurrence of each value in order and answer a set for a
 /// set receiver; `@unionOfObjects` and `@unionOfArrays` answer an array for any receiver (Cocoa
 /// raises for a set).
@@ -23,14 +25,14 @@ enum CollectionOperator {
             return collection.keyValueCount
         case "sum":
             let path = try requiredPath(rightPath, name, fullPath)
-            if let accumulator = try directAccumulation(of: collection, key: path, fullPath) { return accumulator.sum }
+            if let accumulator = try directAccumulation(of: collection, key: path, fullPath) { return try accumulator.sum(fullPath) }
             return try sum(of: values(of: collection, rightPath: path, fullPath: fullPath), fullPath)
         case "avg":
             let path = try requiredPath(rightPath, name, fullPath)
             let count = collection.keyValueCount
             guard count > 0 else { return nil }
             if let accumulator = try directAccumulation(of: collection, key: path, fullPath) {
-                return accumulator.average(count: count)
+                return try accumulator.average(count: count, fullPath)
             }
             return try average(of: values(of: collection, rightPath: path, fullPath: fullPath), count: count, fullPath)
         case "max":
@@ -139,7 +141,7 @@ enum CollectionOperator {
         guard let number = KeyValueNumber(value) else {
             throw KeyValueCodingError(
                 .nonNumericValue, key: fullPath, className: String(reflecting: type(of: value)),
-                message: "\(value) (\(type(of: value))) is not a number")
+                message: "\(describeKeyValue(value)) (\(type(of: value))) is not a number")
         }
         return number
     }
@@ -147,7 +149,7 @@ enum CollectionOperator {
     private static func sum(of values: [Any], _ fullPath: String) throws -> Any {
         var accumulator = NumberAccumulator()
         for value in values { accumulator.add(try number(value, fullPath)) }
-        return accumulator.sum
+        return try accumulator.sum(fullPath)
     }
 
     /// The sum divided by the number of elements, nil ones included (they count as 0), as in
@@ -156,7 +158,7 @@ enum CollectionOperator {
         guard count > 0 else { return nil }
         var accumulator = NumberAccumulator()
         for value in values { accumulator.add(try number(value, fullPath)) }
-        return accumulator.average(count: count)
+        return try accumulator.average(count: count, fullPath)
     }
 
     private static func extreme(of values: [Any], keeping order: ComparisonResult, _ fullPath: String) throws -> Any? {
@@ -165,7 +167,7 @@ enum CollectionOperator {
             guard let comparison = compareKeyValues(value, best) else {
                 throw KeyValueCodingError(
                     .nonNumericValue, key: fullPath,
-                    message: "cannot compare \(value) (\(type(of: value))) with \(best) (\(type(of: best)))")
+                    message: "cannot compare \(describeKeyValue(value)) (\(type(of: value))) with \(describeKeyValue(best)) (\(type(of: best)))")
             }
             if comparison == order { best = value }
         }
@@ -206,24 +208,38 @@ struct NumberAccumulator {
         case .double(let value):
             hasDouble = true
             doubleSum += value
-        case .unsigned, .decimal:
-            decimalSum = (decimalSum ?? 0) + number.decimalValue
+        case .unsigned(let value):
+            decimalSum = (decimalSum ?? 0) + Decimal(value)
+        case .decimal(let value):
+            decimalSum = (decimalSum ?? 0) + value
         }
     }
 
-    var sum: Any {
-        if let decimalSum {
-            return decimalSum + Decimal(integerSum) + (hasDouble ? KeyValueNumber.double(doubleSum).decimalValue : 0)
-        }
+    /// The sum: an `Int` (or `Int64`), a `Double`, or a `Decimal` when one value was a decimal.
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/unrepresentableNumber`` when decimals meet doubles
+    ///   adding up to an infinity (or past `Decimal`'s range), which no `Decimal` holds.
+    func sum(_ fullPath: String) throws -> Any {
+        if let decimalSum { return try decimalTotal(decimalSum, fullPath) }
         if hasDouble { return Double(integerSum) + doubleSum }
         return Int(exactly: integerSum) ?? integerSum
     }
 
-    func average(count: Int) -> Any {
-        if let decimalSum {
-            let total = decimalSum + Decimal(integerSum) + (hasDouble ? KeyValueNumber.double(doubleSum).decimalValue : 0)
-            return total / Decimal(count)
-        }
+    /// The sum divided by `count`.
+    ///
+    /// - Throws: What ``sum(_:)`` throws.
+    func average(count: Int, _ fullPath: String) throws -> Any {
+        if let decimalSum { return try decimalTotal(decimalSum, fullPath) / Decimal(count) }
         return (Double(integerSum) + doubleSum) / Double(count)
+    }
+
+    private func decimalTotal(_ decimalSum: Decimal, _ fullPath: String) throws -> Decimal {
+        guard hasDouble else { return decimalSum + Decimal(integerSum) }
+        guard let doubles = exactDecimal(doubleSum) else {
+            throw KeyValueCodingError(
+                .unrepresentableNumber, key: fullPath,
+                message: "the doubles add up to \(doubleSum), which a Decimal cannot hold, and other values are decimals")
+        }
+        return decimalSum + Decimal(integerSum) + doubles
     }
 }

@@ -63,12 +63,13 @@ enum KeyValueNumber {
         }
     }
 
-    /// The value as a `Decimal`, exact for integers and for the shortest decimal form of a double.
-    var decimalValue: Decimal {
+    /// The value as a `Decimal`, exact for integers and for the shortest decimal form of a
+    /// double; nil for a double `Decimal` cannot hold (see ``exactDecimal(_:)``).
+    var decimalValue: Decimal? {
         switch self {
         case .signed(let v): Decimal(v)
         case .unsigned(let v): Decimal(v)
-        case .double(let v): Decimal(string: "\(v)") ?? Decimal(v)
+        case .double(let v): exactDecimal(v)
         case .decimal(let v): v
         }
     }
@@ -101,6 +102,7 @@ enum KeyValueNumber {
         case .unsigned(let v): return Double(exactly: v)
         case .double(let v): return v
         case .decimal(let v):
+            if v.isNaN { return .nan }
             let double = NSDecimalNumber(decimal: v).doubleValue
             return Decimal(string: "\(double)") == v ? double : nil
         }
@@ -134,4 +136,17 @@ enum KeyValueNumber {
         case .decimal(let v): v
         }
     }
+}
+
+/// The `Decimal` with the shortest decimal form of `double`, or nil when `Decimal` cannot hold
+/// it: an infinity, or a magnitude beyond `Decimal`'s range (above about 1e127 or below about
+/// 1e-127 in this form). NaN gives `Decimal.nan`.
+///
+/// Every conversion of a floating-point value to `Decimal` goes through here: Foundation's
+/// `Decimal(Double)` traps for an infinity, answers NaN past its range, and
+/// `Decimal(string: "-inf")` reads as 0.
+package func exactDecimal(_ double: Double) -> Decimal? {
+    if double.isNaN { return .nan }
+    guard double.isFinite else { return nil }
+    return Decimal(string: "\(double)")
 }

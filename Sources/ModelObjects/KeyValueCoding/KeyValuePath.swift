@@ -11,25 +11,55 @@ enum KeyValuePath {
         return (path[..<dot], path[path.index(after: dot)...])
     }
 
+    /// The most collection operators one key path may hold. Each applies the rest of the path
+    /// to every element by calling back into key-path evaluation, so the stack grows with their
+    /// number; no real key path needs more than a few.
+    static let maximumCollectionOperators = 32
+
     /// The value at `path`, starting from `target`.
+    ///
+    /// Walks the keys in a loop, so that the stack does not grow with the path's length; only
+    /// collection operators recurse (they apply the rest of the path to every element), and
+    /// their number is checked before the first is applied.
     static func value(of target: Any?, forKeyPath path: Substring, fullPath: String) throws -> Any? {
-        let (first, rest) = split(path)
-        guard !first.isEmpty, rest.map({ !$0.isEmpty }) ?? true else {
-            throw malformed(fullPath)
-        }
-        if first.utf8.first == UInt8(ascii: "@") {
-            guard let target else { return nil }
-            guard let collection = target as? any KeyValueCollection else {
-                throw KeyValueCodingError(
-                    .operatorOnNonCollection, key: fullPath,
-                    className: String(reflecting: type(of: target)),
-                    message: "the collection operator '\(first)' needs an array or a set, got \(type(of: target))")
+        var target = target
+        var remaining = path
+        while true {
+            let (first, rest) = split(remaining)
+            guard !first.isEmpty, rest.map({ !$0.isEmpty }) ?? true else {
+                throw malformed(fullPath)
             }
-            return try CollectionOperator.apply(first.dropFirst(), to: collection, rightPath: rest, fullPath: fullPath)
+            if first.utf8.first == UInt8(ascii: "@") {
+                try checkCollectionOperators(remaining, fullPath)
+                guard let target else { return nil }
+                guard let collection = target as? any KeyValueCollection else {
+                    throw KeyValueCodingError(
+                        .operatorOnNonCollection, key: fullPath,
+                        className: String(reflecting: type(of: target)),
+                        message: "the collection operator '\(first)' needs an array or a set, got \(type(of: target))")
+                }
+                return try CollectionOperator.apply(first.dropFirst(), to: collection, rightPath: rest, fullPath: fullPath)
+            }
+            let value = try self.value(of: target, forKey: String(first), fullPath: fullPath)
+            guard let rest else { return value }
+            target = value
+            remaining = rest
         }
-        let value = try self.value(of: target, forKey: String(first), fullPath: fullPath)
-        guard let rest else { return value }
-        return try self.value(of: value, forKeyPath: rest, fullPath: fullPath)
+    }
+
+    /// Throws ``KeyValueCodingError/Code/keyPathTooComplex`` when `path` holds more than
+    /// ``maximumCollectionOperators`` collection operators.
+    static func checkCollectionOperators(_ path: Substring, _ fullPath: String) throws {
+        var operators = 0
+        var atKeyStart = true
+        for byte in path.utf8 {
+            if atKeyStart, byte == UInt8(ascii: "@") { operators += 1 }
+            atKeyStart = byte == UInt8(ascii: ".")
+        }
+        guard operators > maximumCollectionOperators else { return }
+        throw KeyValueCodingError(
+            .keyPathTooComplex, key: fullPath,
+            message: "the key path holds \(operators) collection operators; at most \(maximumCollectionOperators) are allowed")
     }
 
     /// The value for one key of `target`: a model object's property, a dictionary's entry, or

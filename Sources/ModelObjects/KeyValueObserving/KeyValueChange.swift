@@ -86,8 +86,8 @@ public struct KeyValueChange: CustomStringConvertible {
 
     public var description: String {
         var parts = ["kind: \(kind)"]
-        if let oldValue { parts.append("old: \(oldValue)") }
-        if let newValue { parts.append("new: \(newValue)") }
+        if let oldValue { parts.append("old: \(describeKeyValue(oldValue))") }
+        if let newValue { parts.append("new: \(describeKeyValue(newValue))") }
         if let indexes { parts.append("indexes: \(Array(indexes))") }
         if isPrior { parts.append("prior") }
         return "KeyValueChange(\(parts.joined(separator: ", ")))"

@@ -35,6 +35,9 @@ extension KeyValuePredicate {
             /// `!=` (or `<>`)
             case notEqualTo
             /// `MATCHES`: the left string matches the right ICU regular expression as a whole.
+            /// The pattern must be valid on its own (`x)|(.*` is refused, not pasted between
+            /// anchors), and a match that backtracks past about five million steps throws
+            /// ``KeyValuePredicateError/Code/evaluationLimitExceeded`` rather than answer.
             case matches
             /// `LIKE`: the left string matches the right pattern as a whole, where `*` matches
             /// any run of characters and `?` one character (`\*` and `\?` match themselves).

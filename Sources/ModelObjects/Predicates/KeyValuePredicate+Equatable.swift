@@ -66,9 +66,8 @@ private func constantsEqual(_ lhs: Any?, _ rhs: Any?) -> Bool {
         switch (left, right) {
         case (.signed, .signed), (.signed, .unsigned), (.unsigned, .signed), (.unsigned, .unsigned),
              (.double, .double), (.decimal, .decimal):
+            // NaN is the same as NaN in this order.
             return compareKeyValueNumbers(left, right) == .orderedSame
-        case (.double(let l), .double(let r)) where l.isNaN && r.isNaN:
-            return true
         default:
             return false
         }

@@ -17,15 +17,19 @@ extension KeyValuePredicate {
     ///   unknown key is ``KeyValueCodingError/Code/undefinedKey``), unwrapped;
     ///   ``KeyValuePredicateError`` with ``KeyValuePredicateError/Code/unboundVariable`` for a
     ///   variable with no value, ``KeyValuePredicateError/Code/invalidOperand`` for an operator
-    ///   applied to values it cannot work on, or
-    ///   ``KeyValuePredicateError/Code/invalidRegularExpression``.
+    ///   applied to values it cannot work on,
+    ///   ``KeyValuePredicateError/Code/invalidRegularExpression``, or
+    ///   ``KeyValuePredicateError/Code/evaluationLimitExceeded`` for a `MATCHES` that backtracks
+    ///   too much or nested `SUBQUERY`s that visit more than
+    ///   ``KeyValuePredicate/maximumNestedElementVisits`` elements.
     /// - Complexity: Proportional to the size of the predicate and the values read; `AND` and
     ///   `OR` stop at the first subpredicate that decides.
     ///
     /// Corresponds to Cocoa's `-[NSPredicate evaluateWithObject:substitutionVariables:]`;
     /// differences: errors are thrown where Cocoa raises.
     public func evaluate(with object: Any?, substitutionVariables: [String: Any?] = [:]) throws -> Bool {
-        try evaluate(PredicateTarget(object), substitutionVariables)
+        var budget = EvaluationBudget()
+        return try evaluate(PredicateTarget(object), substitutionVariables, &budget)
     }
 
     /// Evaluates the predicate with a model object.
@@ -35,25 +39,26 @@ extension KeyValuePredicate {
     ///
     /// - Throws: What ``evaluate(with:substitutionVariables:)-(Any?,_)`` throws.
     public func evaluate(with object: ModelObject, substitutionVariables: [String: Any?] = [:]) throws -> Bool {
-        try evaluate(PredicateTarget(object: object), substitutionVariables)
+        var budget = EvaluationBudget()
+        return try evaluate(PredicateTarget(object: object), substitutionVariables, &budget)
     }
 
-    func evaluate(_ object: PredicateTarget, _ variables: [String: Any?]) throws -> Bool {
+    func evaluate(_ object: PredicateTarget, _ variables: [String: Any?], _ budget: inout EvaluationBudget) throws -> Bool {
         switch self {
         case .truePredicate:
             return true
         case .falsePredicate:
             return false
         case .comparison(let comparison):
-            return try comparison.evaluate(object, variables)
+            return try comparison.evaluate(object, variables, &budget)
         case .and(let predicates):
-            for predicate in predicates where try !predicate.evaluate(object, variables) { return false }
+            for predicate in predicates where try !predicate.evaluate(object, variables, &budget) { return false }
             return true
         case .or(let predicates):
-            for predicate in predicates where try predicate.evaluate(object, variables) { return true }
+            for predicate in predicates where try predicate.evaluate(object, variables, &budget) { return true }
             return false
         case .not(let predicate):
-            return try !predicate.evaluate(object, variables)
+            return try !predicate.evaluate(object, variables, &budget)
         }
     }
 
@@ -64,8 +69,9 @@ extension KeyValuePredicate {
     /// - Complexity: O(*n*) evaluations.
     public func filter<S: Sequence>(_ sequence: S, substitutionVariables: [String: Any?] = [:]) throws -> [S.Element] {
         var result: [S.Element] = []
-        for element in sequence where try evaluate(PredicateTarget(element), substitutionVariables) {
-            result.append(element)
+        for element in sequence {
+            var budget = EvaluationBudget()
+            if try evaluate(PredicateTarget(element), substitutionVariables, &budget) { result.append(element) }
         }
         return result
     }
@@ -108,7 +114,10 @@ extension Set {
     /// Corresponds to Cocoa's `-[NSSet filteredSetUsingPredicate:]`.
     public func filtered(using predicate: KeyValuePredicate) throws -> Set<Element> {
         var result: Set<Element> = []
-        for element in self where try predicate.evaluate(PredicateTarget(element), [:]) { result.insert(element) }
+        for element in self {
+            var budget = EvaluationBudget()
+            if try predicate.evaluate(PredicateTarget(element), [:], &budget) { result.insert(element) }
+        }
         return result
     }
 }
@@ -120,10 +129,11 @@ extension KeyValueExpression {
     ///
     /// Corresponds to Cocoa's `-[NSExpression expressionValueWithObject:context:]`.
     public func value(with object: Any?, substitutionVariables: [String: Any?] = [:]) throws -> Any? {
-        try value(PredicateTarget(object), substitutionVariables)
+        var budget = EvaluationBudget()
+        return try value(PredicateTarget(object), substitutionVariables, &budget)
     }
 
-    func value(_ object: PredicateTarget, _ variables: [String: Any?]) throws -> Any? {
+    func value(_ object: PredicateTarget, _ variables: [String: Any?], _ budget: inout EvaluationBudget) throws -> Any? {
         switch self {
         case .constant(let value):
             return value
@@ -140,11 +150,14 @@ extension KeyValueExpression {
             }
             return value
         case .keyPathOn(let base, let path):
-            return try readKeyPath(path, of: base.value(object, variables))
+            return try readKeyPath(path, of: base.value(object, variables, &budget))
         case .aggregate(let elements):
-            return try elements.map { try $0.value(object, variables) ?? NSNull() }
+            var values: [Any] = []
+            values.reserveCapacity(elements.count)
+            for element in elements { values.append(try element.value(object, variables, &budget) ?? NSNull()) }
+            return values
         case .subquery(let collectionExpression, let variable, let predicate):
-            guard let collectionValue = nilForNull(try collectionExpression.value(object, variables)) else { return [Any]() }
+            guard let collectionValue = nilForNull(try collectionExpression.value(object, variables, &budget)) else { return [Any]() }
             guard let collection = collectionValue as? any KeyValueCollection else {
                 throw KeyValuePredicateError(
                     .invalidOperand,
@@ -153,8 +166,11 @@ extension KeyValueExpression {
             var inner = variables
             var result: [Any] = []
             try collection.forEachKeyValue { element in
+                try budget.visitElement()
                 inner[variable] = .some(element)
-                if try predicate.evaluate(object, inner) { result.append(element) }
+                budget.nesting += 1
+                defer { budget.nesting -= 1 }
+                if try predicate.evaluate(object, inner, &budget) { result.append(element) }
             }
             return result
         }
@@ -221,7 +237,8 @@ extension KeyValuePredicate {
     /// Evaluates the predicate with a stand-in for an object: keys are read from the stand-in,
     /// `SELF` is the object it stands for.
     package func evaluate(standIn: any KeyValuePredicateStandIn, substitutionVariables: [String: Any?] = [:]) throws -> Bool {
-        try evaluate(.standIn(standIn), substitutionVariables)
+        var budget = EvaluationBudget()
+        return try evaluate(.standIn(standIn), substitutionVariables, &budget)
     }
 }
 
@@ -240,13 +257,14 @@ extension KeyValuePredicate.Comparison {
     ///
     /// Corresponds to Cocoa's `-[NSPredicate evaluateWithObject:]` on an `NSComparisonPredicate`.
     public func evaluate(with object: Any?, substitutionVariables: [String: Any?] = [:]) throws -> Bool {
-        try evaluate(PredicateTarget(object), substitutionVariables)
+        var budget = EvaluationBudget()
+        return try evaluate(PredicateTarget(object), substitutionVariables, &budget)
     }
 
-    func evaluate(_ object: PredicateTarget, _ variables: [String: Any?]) throws -> Bool {
+    func evaluate(_ object: PredicateTarget, _ variables: [String: Any?], _ budget: inout EvaluationBudget) throws -> Bool {
         if let model = object.model, let answer = try prepared.evaluateDirectly(self, on: model) { return answer }
-        let left = try leftExpression.value(object, variables)
-        let right = try rightExpression.value(object, variables)
+        let left = try leftExpression.value(object, variables, &budget)
+        let right = try rightExpression.value(object, variables, &budget)
         if modifier == .direct { return try compare(left, right) }
         guard let left = nilForNull(left) else { return modifier == .all }
         guard let collection = left as? any KeyValueCollection else {
@@ -258,6 +276,7 @@ extension KeyValuePredicate.Comparison {
         var decided = false
         try collection.forEachKeyValue { element in
             guard !decided else { return }
+            try budget.visitElement()
             if try compare(element, right) == wanted { decided = true }
         }
         return decided == wanted
@@ -268,7 +287,8 @@ extension KeyValuePredicate.Comparison {
     ///
     /// - Throws: What ``evaluate(with:substitutionVariables:)`` throws for the same values.
     package func evaluate(leftValue: Any?) throws -> Bool {
-        try compare(leftValue, try rightExpression.value(.value(nil), [:]))
+        var budget = EvaluationBudget()
+        return try compare(leftValue, try rightExpression.value(.value(nil), [:], &budget))
     }
 
     /// Compares two values with the operator.
@@ -310,7 +330,7 @@ extension KeyValuePredicate.Comparison {
                 case .failure(let error): throw error
                 case nil: expression = try compileRegularExpression(pattern, options)
                 }
-                return regularExpression(expression, matches: string, options)
+                return try regularExpression(expression, matches: string, options)
             }
         case .contains:
             guard let lhs = nilForNull(lhs) else { return false }
@@ -351,7 +371,7 @@ extension KeyValuePredicate.Comparison {
         guard let order = orderPredicateValues(lhs, rhs, options: options) else {
             throw KeyValuePredicateError(
                 .invalidOperand,
-                message: "cannot order \(lhs) (\(type(of: lhs))) and \(rhs) (\(type(of: rhs))) with \(operatorType.symbol)")
+                message: "cannot order \(describeKeyValue(lhs)) (\(type(of: lhs))) and \(describeKeyValue(rhs)) (\(type(of: rhs))) with \(operatorType.symbol)")
         }
         return order
     }
@@ -360,7 +380,7 @@ extension KeyValuePredicate.Comparison {
         guard let string = stringValue(value) else {
             throw KeyValuePredicateError(
                 .invalidOperand,
-                message: "\(operatorType.symbol) needs strings; the \(side) side is \(value) (\(type(of: value)))")
+                message: "\(operatorType.symbol) needs strings; the \(side) side is \(describeKeyValue(value)) (\(type(of: value)))")
         }
         return string
     }

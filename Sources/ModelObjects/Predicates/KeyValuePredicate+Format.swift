@@ -188,7 +188,7 @@ private func writeConstant(_ value: Any?, to output: inout String) {
         }
         output += "}"
     } else {
-        output += String(describing: value)
+        output += describeKeyValue(value)
     }
 }
 

@@ -47,6 +47,14 @@ public indirect enum KeyValuePredicate {
     /// strings throw ``KeyValuePredicateError/Code/nestingTooDeep`` rather than exhaust the stack.
     public static let maximumNestingDepth = 100
 
+    /// How many collection elements one evaluation may visit in `SUBQUERY`s and `ANY`/`ALL`
+    /// comparisons that run inside another `SUBQUERY` (100,000). Nested iterations multiply:
+    /// twelve nested subqueries over four elements would visit 4^12 elements, for minutes;
+    /// past this limit evaluation throws ``KeyValuePredicateError/Code/evaluationLimitExceeded``
+    /// instead, in a fraction of a second. An iteration that is not nested visits as many
+    /// elements as its collection holds.
+    public static let maximumNestedElementVisits = 100_000
+
     /// Parses a predicate format string, substituting `arguments` for its format specifiers in
     /// order.
     ///

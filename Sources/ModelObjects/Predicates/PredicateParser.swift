@@ -365,11 +365,13 @@ struct PredicateParser {
         case "NSDate":
             if let number, stringValue(constant) == nil { return .constant(Date(timeIntervalSinceReferenceDate: number.doubleValue)) }
         case "NSDecimalNumber":
-            if let string = stringValue(constant),
+            // `Decimal(string:)` reads a prefix ("-inf" as 0): only a string that is a finite
+            // number as a whole converts here; NaN and infinities go through the double.
+            if let string = stringValue(constant), Double(string)?.isFinite == true,
                let decimal = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")) {
                 return .constant(decimal)
             }
-            if let number { return .constant(number.decimalValue) }
+            if let decimal = number?.decimalValue { return .constant(decimal) }
         case "NSNumber":
             if let number { return .constant(number.boxed) }
         case "NSString":

@@ -110,38 +110,6 @@ func orderStrings(_ lhs: String, _ rhs: String) -> ComparisonResult {
     lhs == rhs ? .orderedSame : (lhs < rhs ? .orderedAscending : .orderedDescending)
 }
 
-func compareKeyValueNumbers(_ lhs: KeyValueNumber, _ rhs: KeyValueNumber) -> ComparisonResult {
-    func order<T: Comparable>(_ l: T, _ r: T) -> ComparisonResult {
-        l == r ? .orderedSame : (l < r ? .orderedAscending : .orderedDescending)
-    }
-    switch (lhs, rhs) {
-    case (.signed(let l), .signed(let r)): return order(l, r)
-    case (.unsigned(let l), .unsigned(let r)): return order(l, r)
-    case (.double(let l), .double(let r)): return order(l, r)
-    case (.signed, .unsigned): return .orderedAscending
-    case (.unsigned, .signed): return .orderedDescending
-    case (.double(let l), .signed(let r)): return compareDouble(l, toInteger: r)
-    case (.signed(let l), .double(let r)): return compareDouble(r, toInteger: l).reversed
-    case (.decimal, _), (_, .decimal): return order(lhs.decimalValue, rhs.decimalValue)
-    default: return order(lhs.doubleValue, rhs.doubleValue)
-    }
-}
-
-/// Orders a double and an integer exactly, even past 2^53 where the integer has no exact
-/// double.
-@inline(__always)
-private func compareDouble(_ double: Double, toInteger integer: Int64) -> ComparisonResult {
-    let converted = Double(integer)
-    if double < converted { return .orderedAscending }
-    if double > converted { return .orderedDescending }
-    guard double.isFinite, double.magnitude >= 0x1p53 else {
-        return double.isNaN ? .orderedDescending : .orderedSame
-    }
-    // Both are integral here; compare as integers when the double fits.
-    guard let exact = Int64(exactly: double) else { return double < 0 ? .orderedAscending : .orderedDescending }
-    return exact == integer ? .orderedSame : (exact < integer ? .orderedAscending : .orderedDescending)
-}
-
 extension ComparisonResult {
     var reversed: ComparisonResult {
         switch self {
@@ -288,20 +256,68 @@ struct LikePattern {
 // MARK: - MATCHES
 
 /// Compiles a `MATCHES` pattern to match whole strings.
+///
+/// The pattern must be valid on its own; it is then wrapped in one group between `\A` and `\z`,
+/// so that an alternation in it (`x)|(.*`, or plain `a|b`) cannot escape the anchors: the whole
+/// string must match the whole pattern, as with Cocoa's `MATCHES`.
 func compileRegularExpression(_ pattern: String, _ options: ComparisonOptions) throws(KeyValuePredicateError) -> NSRegularExpression {
     var regexOptions: NSRegularExpression.Options = []
     if options.contains(.caseInsensitive) { regexOptions.insert(.caseInsensitive) }
     do {
-        return try NSRegularExpression(pattern: "\\A(?:\(pattern))\\z", options: regexOptions)
+        _ = try NSRegularExpression(pattern: pattern, options: regexOptions)
     } catch {
         throw KeyValuePredicateError(
             .invalidRegularExpression, message: "'\(pattern)' is not a valid regular expression")
     }
+    do {
+        return try NSRegularExpression(pattern: "\\A(?:\(pattern))\\z", options: regexOptions)
+    } catch {
+        // Valid alone, but it swallows the closing parenthesis: an unterminated `\Q` quote or a
+        // `#` comment under `(?x)`.
+        throw KeyValuePredicateError(
+            .invalidRegularExpression,
+            message: "'\(pattern)' cannot be matched as a whole: it ends inside a \\Q quote or a comment")
+    }
 }
 
+/// How many progress reports ICU may make during one `MATCHES` (one about every 10,000 steps
+/// of its matching engine, so about 5 million steps; a fraction of a second) before the match
+/// is abandoned with ``KeyValuePredicateError/Code/evaluationLimitExceeded``: a pattern that
+/// backtracks catastrophically (`(a+)+c`) would otherwise run for hours.
+let maximumRegularExpressionProgressReports = 500
+
 /// Whether the whole of `string` matches the compiled expression.
-func regularExpression(_ expression: NSRegularExpression, matches string: String, _ options: ComparisonOptions) -> Bool {
+///
+/// - Throws: ``KeyValuePredicateError/Code/evaluationLimitExceeded`` when matching takes more
+///   than ``maximumRegularExpressionProgressReports`` progress reports or ICU gives up (its
+///   backtracking stack is full): never a guessed answer.
+func regularExpression(
+    _ expression: NSRegularExpression, matches string: String, _ options: ComparisonOptions
+) throws(KeyValuePredicateError) -> Bool {
     let subject = options.contains(.diacriticInsensitive) ? string.folding(options: .diacriticInsensitive, locale: nil) : string
     let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
-    return expression.firstMatch(in: subject, options: [], range: range) != nil
+    var matched = false
+    var reports = 0
+    var failed = false
+    expression.enumerateMatches(in: subject, options: [.reportProgress, .reportCompletion], range: range) { match, flags, stop in
+        if match != nil {
+            matched = true
+            stop.pointee = true
+        } else if flags.contains(.internalError) {
+            failed = true
+        } else if flags.contains(.progress) {
+            reports += 1
+            if reports > maximumRegularExpressionProgressReports {
+                failed = true
+                stop.pointee = true
+            }
+        }
+    }
+    if failed {
+        throw KeyValuePredicateError(
+            .evaluationLimitExceeded,
+            message: "MATCHES '\(expression.pattern)' gave up on a string of \(range.length) UTF-16 units: "
+                + "the pattern backtracks too much")
+    }
+    return matched
 }

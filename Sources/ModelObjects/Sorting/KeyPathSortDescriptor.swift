@@ -114,7 +114,7 @@ public struct KeyPathSortDescriptor: Hashable, Sendable, CustomStringConvertible
         if let order = orderPredicateValues(lhs, rhs, options: []) { return order }
         throw KeyValuePredicateError(
             .invalidOperand,
-            message: "cannot order \(lhs) (\(type(of: lhs))) and \(rhs) (\(type(of: rhs))) for the key '\(key)'")
+            message: "cannot order \(describeKeyValue(lhs)) (\(type(of: lhs))) and \(describeKeyValue(rhs)) (\(type(of: rhs))) for the key '\(key)'")
     }
 
     /// Cocoa's description: `(lastName, ascending, caseInsensitiveCompare:)`.

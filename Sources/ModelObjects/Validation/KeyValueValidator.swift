@@ -56,7 +56,7 @@ extension ModelObject {
             if error.key == nil { error.key = key }
             if error.rejectedValueDescription == nil, let value {
                 error.rejectedValue = sendableKeyValue(value)
-                error.rejectedValueDescription = String(describing: value)
+                error.rejectedValueDescription = describeKeyValue(value)
             }
             if error.objectDescription == nil { error.objectDescription = description }
             throw error

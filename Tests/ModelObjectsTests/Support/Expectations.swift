@@ -34,3 +34,15 @@ func typeName(_ value: Any?) -> String {
     guard let value else { return "nil" }
     return String(reflecting: type(of: value))
 }
+
+/// Expects `body` to throw a ``KeyValuePredicateError`` with `code`; returns the error.
+@discardableResult
+func expectPredicateError(
+    _ code: KeyValuePredicateError.Code,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> Void
+) -> KeyValuePredicateError? {
+    let error = #expect(throws: KeyValuePredicateError.self, sourceLocation: sourceLocation) { try body() }
+    #expect(error?.code == code, "expected \(code), got \(error.map { "\($0.code)" } ?? "no error")", sourceLocation: sourceLocation)
+    return error
+}
