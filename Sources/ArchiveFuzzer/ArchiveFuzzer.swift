@@ -98,7 +98,17 @@ func seedArchives() throws -> [String: Data] {
     department.employees[1].manager = department.employees[0]
     department.employees[0].directReports = [department.employees[1]]
     let employee = department.employees[1]
+    // Values written inline where the classes write objects or other types (a real budget, a
+    // string salary, a fractional age): one mutation from `+infinity` or `nan` in a property,
+    // and the conversion and type-mismatch paths from the start.
+    let xml = String(decoding: try KeyedArchiver.archivedData(withRootObject: department, format: .xml), as: UTF8.self)
+    let inlineValues = xml
+        .replacing(try Regex(#"<key>budget</key>\s*<dict>\s*<key>CF\$UID</key>\s*<integer>\d+</integer>\s*</dict>"#),
+                   with: "<key>budget</key><real>1234.5</real>")
+        .replacing("<real>1000</real>", with: "<string>1000</string>", maxReplacements: 1)
+        .replacing("<integer>30</integer>", with: "<real>30.5</real>", maxReplacements: 1)
     return [
+        "department-inline-values-keyed-xml": Data(inlineValues.utf8),
         "department-keyed-binary": try KeyedArchiver.archivedData(withRootObject: department),
         "department-keyed-xml": try KeyedArchiver.archivedData(withRootObject: department, format: .xml),
         "department-sequential": try SequentialArchiver.archivedData(withRootObject: department),
