@@ -22,6 +22,9 @@ func decodeEverything(_ data: Data) {
     _ = foundationClassNames
     if let value = try? KeyedUnarchiver.unarchivedObject(from: data) { use(value) }
     if let value = try? SequentialUnarchiver.unarchivedObject(from: data) { use(value) }
+    // Secure decoding refuses other classes before making any object of them.
+    let allowed: Set<ArchiveClass> = [.class(Department.self), .class(Employee.self), .array, .set, .dictionary]
+    if let value = try? KeyedUnarchiver.unarchivedObject(ofClasses: allowed, from: data) { use(value) }
     // The typed entry points check the root's class after decoding.
     if let value = try? KeyedUnarchiver.unarchivedObject(ofClass: Department.self, from: data) { breakCycles(value) }
     if let value = try? SequentialUnarchiver.unarchivedObject(ofClass: Employee.self, from: data) { breakCycles(value) }
