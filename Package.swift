@@ -17,7 +17,10 @@ let package = Package(
         .target(name: "ManagedObjects", dependencies: ["ModelObjects", "CSQLite"]),
         .target(name: "SampleModels", dependencies: ["ModelObjects", "ManagedObjects"]),
         .executableTarget(name: "employees", dependencies: ["ModelObjects", "ManagedObjects", "SampleModels"]),
-        .executableTarget(name: "ArchiveFuzzer", dependencies: ["ModelObjects", "SampleModels"]),
+        // Fuzz targets (run under libFuzzer by .ci/fuzz); built here to replay inputs and write seeds.
+        .executableTarget(name: "ArchiveFuzzer", dependencies: ["ModelObjects", "SampleModels"], exclude: ["Archive.dict"]),
+        .executableTarget(
+            name: "PredicateFuzzer", dependencies: ["ModelObjects", "SampleModels"], exclude: ["PredicateFormat.dict"]),
         // A save loop the crash tests kill with SIGKILL; not a product.
         .executableTarget(name: "StoreCrashWorker", dependencies: ["ManagedObjects"]),
         .testTarget(

@@ -368,6 +368,15 @@ final class ArchiveReader {
         guard let hashable = value as? AnyHashable else {
             throw ArchiveError(.corruptArchive, className: className, message: "a \(type(of: value)) cannot be a set member or key")
         }
+        #if !canImport(Darwin)
+        // swift-corelibs-foundation bridges a set or dictionary holding a Decimal to Objective-C
+        // objects whenever it is cast to a class (`value as? ModelObject`), and NSDecimalNumber's
+        // hash recurses there until the stack overflows: such a collection would crash the first
+        // code that casts it.
+        if value is Decimal {
+            throw ArchiveError(.corruptArchive, className: className, message: "a decimal number cannot be a set member or key on this platform")
+        }
+        #endif
         return hashable
     }
 

@@ -64,6 +64,9 @@ private func constantsEqual(_ lhs: Any?, _ rhs: Any?) -> Bool {
     if let left = KeyValueNumber(lhs) {
         guard let right = KeyValueNumber(rhs) else { return false }
         switch (left, right) {
+        // Before the general case, which orders NaN with nothing: NaN constants print the same.
+        case (.double(let l), .double(let r)) where l.isNaN || r.isNaN:
+            return l.isNaN && r.isNaN
         case (.signed, .signed), (.signed, .unsigned), (.unsigned, .signed), (.unsigned, .unsigned),
              (.double, .double), (.decimal, .decimal):
             // NaN is the same as NaN in this order.
