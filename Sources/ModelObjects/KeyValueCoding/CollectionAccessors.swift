@@ -70,7 +70,9 @@ public struct CollectionAccessors {
             // A count below zero (an accessor's bug) reads as empty rather than trapping.
             let count = max(0, try count(object))
             var elements: [Any] = []
-            elements.reserveCapacity(count)
+            // The count comes from the class's code: a wrong, huge one must not make the
+            // reservation itself fail.
+            elements.reserveCapacity(min(count, 4096))
             for index in 0..<count { elements.append(try objectAt(object, index)) }
             return elements
         }

@@ -94,10 +94,12 @@ public final class MutableArrayProxy {
         return elements
     }
 
-    /// Applies `edit` to the elements and sets the result as the key's new value.
-    private func editByValue(_ edit: (inout [Any]) -> Void) throws {
+    /// Applies `edit` to the elements, read once, and sets the result as the key's new value.
+    /// `edit` checks its indexes against the elements it is given: the value key-value coding
+    /// reads comes from the class's code and may change from one read to the next.
+    private func editByValue(_ edit: (inout [Any]) throws -> Void) throws {
         var elements = try valueElements()
-        edit(&elements)
+        try edit(&elements)
         try object.setValue(elements, forKey: key)
     }
 
@@ -124,7 +126,9 @@ public final class MutableArrayProxy {
     ///
     /// - Throws: What the class's `count` accessor throws, if any; never otherwise.
     public func count() throws -> Int {
-        if let accessors = accessors ?? readAccessors { return try accessors.count(object) }
+        // A count below zero (an accessor's bug) reads as empty, as `elements()` does, so that
+        // index arithmetic on it never goes below zero.
+        if let accessors = accessors ?? readAccessors { return max(0, try accessors.count(object)) }
         if editsByValue { return try valueElements().count }
         return try withArray { address, array in array.count(at: address) }
     }
@@ -140,15 +144,24 @@ public final class MutableArrayProxy {
     ///
     /// - Throws: ``KeyValueCodingError/Code/indexOutOfRange``.
     public func element(at index: Int) throws -> Any {
-        try checkIndexes(index, count: try count())
-        if let accessors = accessors ?? readAccessors { return try accessors.objectAt(object, index) }
-        if editsByValue { return try valueElements()[index] }
-        return try withArray { address, array in array.element(at: index, at: address) }
+        if let accessors = accessors ?? readAccessors {
+            try checkIndexes(index, count: try count())
+            return try accessors.objectAt(object, index)
+        }
+        if editsByValue {
+            let all = try valueElements()
+            try checkIndexes(index, count: all.count)
+            return all[index]
+        }
+        return try withArray { address, array in
+            try checkIndexes(index, count: array.count(at: address))
+            return array.element(at: index, at: address)
+        }
     }
 
     /// Inserts `element` at `index`; observers see one insertion.
     public func insert(_ element: Any, at index: Int) throws {
-        try checkIndexes(index, count: try count() + 1)
+        guard index >= 0 else { throw rangeError("index \(index) is below 0") }
         try insert([element], at: IndexSet(integer: index))
     }
 
@@ -163,8 +176,8 @@ public final class MutableArrayProxy {
             throw rangeError("\(elements.count) elements for \(indexes.count) indexes")
         }
         guard !elements.isEmpty else { return }
-        try checkIndexes(indexes, count: try count() + indexes.count)
         if let insert = accessors?.insert {
+            try checkInsertion(indexes, count: try count())
             let converted = try convertForStorage(elements)
             try object.changeCollection(forKey: key, kind: .insertion, indexes: indexes) {
                 for (element, index) in zip(converted, indexes) { try insert(object, element, index) }
@@ -173,11 +186,13 @@ public final class MutableArrayProxy {
         }
         if editsByValue {
             try editByValue { all in
+                try checkInsertion(indexes, count: all.count)
                 for (element, index) in zip(elements, indexes) { all.insert(element, at: index) }
             }
             return
         }
         try withArray { address, array in
+            try checkInsertion(indexes, count: array.count(at: address))
             guard let converted = array.converted(elements) else { throw mismatch(elements, array) }
             object.changeCollection(forKey: key, kind: .insertion, indexes: indexes) {
                 array.insert(converted, at: indexes, at: address)
@@ -187,19 +202,27 @@ public final class MutableArrayProxy {
 
     /// Appends `element`; observers see an insertion at the old count.
     public func append(_ element: Any) throws {
-        try insert([element], at: IndexSet(integer: try count()))
+        try append(contentsOf: [element])
     }
 
     /// Appends `elements` with one insertion notification, as the seed's
     /// `addObjectsToEmployeesFromArray:` bulk modifier does.
     public func append(contentsOf elements: [Any]) throws {
+        guard !elements.isEmpty else { return }
+        if editsByValue {
+            try editByValue { all in all.append(contentsOf: elements) }
+            return
+        }
         let count = try count()
+        guard count <= Int.max - elements.count else {
+            throw rangeError("\(elements.count) elements do not fit after \(count)")
+        }
         try insert(elements, at: IndexSet(integersIn: count..<(count + elements.count)))
     }
 
     /// Removes the element at `index`; observers see one removal.
     public func remove(at index: Int) throws {
-        try checkIndexes(index, count: try count())
+        guard index >= 0 else { throw rangeError("index \(index) is below 0") }
         try remove(at: IndexSet(integer: index))
     }
 
@@ -208,8 +231,8 @@ public final class MutableArrayProxy {
     /// - Throws: ``KeyValueCodingError/Code/indexOutOfRange``; nothing changes then.
     public func remove(at indexes: IndexSet) throws {
         guard !indexes.isEmpty else { return }
-        try checkIndexes(indexes, count: try count())
         if let remove = accessors?.remove {
+            try checkIndexes(indexes, count: try count())
             try object.changeCollection(forKey: key, kind: .removal, indexes: indexes) {
                 for index in indexes.reversed() { try remove(object, index) }
             }
@@ -217,11 +240,13 @@ public final class MutableArrayProxy {
         }
         if editsByValue {
             try editByValue { all in
+                try checkIndexes(indexes, count: all.count)
                 for index in indexes.reversed() { all.remove(at: index) }
             }
             return
         }
         try withArray { address, array in
+            try checkIndexes(indexes, count: array.count(at: address))
             object.changeCollection(forKey: key, kind: .removal, indexes: indexes) {
                 array.remove(at: indexes, at: address)
             }
@@ -232,17 +257,30 @@ public final class MutableArrayProxy {
     ///
     /// - Throws: ``KeyValueCodingError/Code/indexOutOfRange`` when the array is empty.
     public func removeLast() throws {
+        if editsByValue {
+            try editByValue { all in
+                guard !all.isEmpty else { throw rangeError("the array is empty") }
+                all.removeLast()
+            }
+            return
+        }
         try remove(at: try count() - 1)
     }
 
     /// Removes every element; observers see one removal of all of them.
     public func removeAll() throws {
-        try remove(at: IndexSet(integersIn: 0..<max(0, try count())))
+        if editsByValue {
+            // An empty array stays as it is, unset, as it does on the other paths.
+            guard try !valueElements().isEmpty else { return }
+            try object.setValue([Any](), forKey: key)
+            return
+        }
+        try remove(at: IndexSet(integersIn: 0..<(try count())))
     }
 
     /// Replaces the element at `index`; observers see one replacement.
     public func replace(at index: Int, with element: Any) throws {
-        try checkIndexes(index, count: try count())
+        guard index >= 0 else { throw rangeError("index \(index) is below 0") }
         try replace(at: IndexSet(integer: index), with: [element])
     }
 
@@ -258,8 +296,8 @@ public final class MutableArrayProxy {
             throw rangeError("\(elements.count) elements for \(indexes.count) indexes")
         }
         guard !indexes.isEmpty else { return }
-        try checkIndexes(indexes, count: try count())
         if let accessors, let (insert, remove) = accessors.mutators {
+            try checkIndexes(indexes, count: try count())
             let converted = try convertForStorage(elements)
             try object.changeCollection(forKey: key, kind: .replacement, indexes: indexes) {
                 for (element, index) in zip(converted, indexes) {
@@ -275,11 +313,13 @@ public final class MutableArrayProxy {
         }
         if editsByValue {
             try editByValue { all in
+                try checkIndexes(indexes, count: all.count)
                 for (element, index) in zip(elements, indexes) { all[index] = element }
             }
             return
         }
         try withArray { address, array in
+            try checkIndexes(indexes, count: array.count(at: address))
             guard let converted = array.converted(elements) else { throw mismatch(elements, array) }
             object.changeCollection(forKey: key, kind: .replacement, indexes: indexes) {
                 array.replace(at: indexes, with: converted, at: address)
@@ -287,16 +327,36 @@ public final class MutableArrayProxy {
         }
     }
 
+    /// The elements converted for the class's accessors: to the element type of the declared
+    /// array when the key has one stored in place, to the accessors' own type otherwise (a
+    /// ``CustomAttribute`` over storage the class keeps, or no declared property).
     private func convertForStorage(_ elements: [Any]) throws -> [Any] {
-        guard descriptor != nil else { return try accessors?.convert(elements) ?? elements }
-        return try withArray { _, array in
-            guard let converted = array.converted(elements) else { throw mismatch(elements, array) }
+        if let descriptor,
+           let converted = try descriptor.storage.withStoredValue(in: object, at: descriptor.offset, {
+               _, type -> [Any]? in
+               guard let array = type as? any KeyValueArrayStorage.Type else { return nil }
+               guard let converted = array.converted(elements) else { throw mismatch(elements, array) }
+               return converted
+           }),
+           let converted {
             return converted
         }
+        return try accessors?.convert(elements) ?? elements
     }
 
     private func checkIndexes(_ indexes: IndexSet, count: Int) throws {
+        if let first = indexes.first, first < 0 { try checkIndexes(first, count: count) }
         if let last = indexes.last { try checkIndexes(last, count: count) }
+    }
+
+    /// Checks that `indexes` are where inserted elements can end up in an array of `count`
+    /// elements: the last below `count + indexes.count`, compared without the sum, which may
+    /// not fit in an `Int`.
+    private func checkInsertion(_ indexes: IndexSet, count: Int) throws {
+        guard let first = indexes.first, let last = indexes.last else { return }
+        guard first >= 0, last - indexes.count < count else {
+            throw rangeError("index \(last) is past the end of \(count) elements and \(indexes.count) inserted")
+        }
     }
 
     private func checkIndexes(_ index: Int, count: Int) throws {

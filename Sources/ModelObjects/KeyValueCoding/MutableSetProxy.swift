@@ -49,7 +49,9 @@ public final class MutableSetProxy {
             readAccessors = nil
             editsByValue = false
             if descriptor == nil, classAccessors.members == nil { throw KeyValueCodingError.undefined(key, in: object) }
-            if descriptor != nil, setStorage == nil { throw Self.notASet(key, object) }
+            // Storage known not to be a set is refused; a computed key (a `CustomAttribute`
+            // over storage the class keeps) is the accessors' to edit.
+            if case .some(.some) = stored, setStorage == nil { throw Self.notASet(key, object) }
             return
         }
         accessors = nil
@@ -115,7 +117,9 @@ public final class MutableSetProxy {
     public func elements() throws -> Set<AnyHashable> {
         if editsByValue { return try valueElements() }
         if let stored = try withSet({ address, set in set.elements(at: address) }) { return Set(stored) }
-        return Set(try accessors?.members?(object) ?? [])
+        if let members = accessors?.members { return Set(try members(object)) }
+        // A declared key computed by its own accessors (a `CustomAttribute`) reads through them.
+        return try valueElements()
     }
 
     /// The number of elements.
@@ -213,11 +217,11 @@ public final class MutableSetProxy {
     /// (``KeyValueSetMutation/intersect``).
     public func formIntersection(_ elements: [Any]) throws {
         let kept = Set(try convert(elements))
-        let removed = try self.elements().subtracting(kept)
         if editsByValue {
-            try setByValue(try valueElements().subtracting(removed))
+            try setByValue(try valueElements().intersection(kept))
             return
         }
+        let removed = try self.elements().subtracting(kept)
         try object.changeSet(forKey: key, mutation: .intersect, objects: kept) {
             if let accessors {
                 if let intersect = accessors.intersect {

@@ -279,4 +279,27 @@ private func names(_ projects: [Project]) -> [String] { projects.map(\.name) }
         expectKVCError(.notACollection) { _ = try Portfolio().mutableArrayValue(forKey: "labels") }
         expectKVCError(.notACollection) { _ = try Portfolio().mutableSetValue(forKey: "milestones") }
     }
+
+    @Test func aNegativeCountReadsAsEmpty() throws {
+        let list = MiscountedList()
+        let items = try list.mutableArrayValue(forKey: "items")
+        #expect(try items.count() == 0)
+        #expect(try items.elements().isEmpty)
+        expectKVCError(.indexOutOfRange) { try items.removeLast() }
+        expectKVCError(.indexOutOfRange) { _ = try items.element(at: 0) }
+        try items.append(contentsOf: ["x", "y"])
+        try items.removeAll()
+        #expect(list.calls == ["insert(x, 0)", "insert(y, 1)"])
+    }
+
+    @Test func aHugeCountNeitherOverflowsNorTraps() throws {
+        let list = MiscountedList()
+        list.reportedCount = Int.max
+        let items = try list.mutableArrayValue(forKey: "items")
+        try items.insert("x", at: 0)
+        try items.insert(["y"], at: IndexSet(integer: Int.max - 1))
+        expectKVCError(.indexOutOfRange) { try items.append("z") }
+        try items.removeLast()
+        #expect(list.calls == ["insert(x, 0)", "insert(y, \(Int.max - 1))", "remove(\(Int.max - 1))"])
+    }
 }

@@ -202,6 +202,44 @@ import Testing
         #expect(clerk.labels == ["red", "green"])
     }
 
+    @Test func anArrayProxyCallsTheClassCollectionAccessorsOfACustomAttribute() throws {
+        let roster = Roster()
+        let log = KVOEventLog()
+        let token = roster.observe("names", options: [.old, .new], changeHandler: log.handler(for: "names"))
+        let names = try roster.mutableArrayValue(forKey: "names")
+        try names.append("C")
+        try names.insert("X", at: 0)
+        try names.replace(at: 1, with: "Y")
+        try names.remove(at: 0)
+        #expect(roster.names == ["Y", "B", "C"])
+        #expect(roster.calls == ["insert(C, 2)", "insert(X, 0)", "replace(1, Y)", "remove(0)"])
+        #expect(log.entries == [
+            "names insertion old=nil new=[C] indexes=[2] prior=false",
+            "names insertion old=nil new=[X] indexes=[0] prior=false",
+            "names replacement old=[A] new=[Y] indexes=[1] prior=false",
+            "names removal old=[X] new=nil indexes=[0] prior=false",
+        ])
+        expectKVCError(.typeMismatch) { try names.append(3) }
+        #expect(roster.names == ["Y", "B", "C"])
+        token.invalidate()
+    }
+
+    @Test func aSetProxyCallsTheClassCollectionAccessorsOfACustomAttribute() throws {
+        let roster = Roster()
+        let log = KVOEventLog()
+        let token = roster.observe("badges", options: [.old, .new], changeHandler: log.handler(for: "badges"))
+        let badges = try roster.mutableSetValue(forKey: "badges")
+        try badges.insert("silver")
+        try badges.remove("gold")
+        #expect(roster.badges == ["silver"])
+        #expect(roster.calls == ["addBadgesObject(silver)", "removeBadgesObject(gold)"])
+        #expect(log.entries == [
+            "badges insertion old=nil new={silver} prior=false",
+            "badges removal old={gold} new=nil prior=false",
+        ])
+        token.invalidate()
+    }
+
     @Test func aProxyForANonCollectionCustomAttributeIsRefused() {
         let clerk = Clerk()
         expectKVCError(.notACollection) { _ = try clerk.mutableArrayValue(forKey: "name") }

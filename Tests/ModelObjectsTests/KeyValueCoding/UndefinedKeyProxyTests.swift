@@ -59,4 +59,43 @@ import Testing
         try drafts.append("one")
         #expect(scrapbook.drafts == ["one"])
     }
+
+    /// The hooks' answer may change between reads: each edit reads it once and checks its
+    /// indexes against that read (a second, shorter read used to be indexed unchecked).
+    @Test(arguments: ["element", "insert", "remove", "replace", "removeLast", "append"])
+    func anEditByValueReadsTheValueOnce(edit: String) throws {
+        let list = ShrinkingList()
+        let items = try list.mutableArrayValue(forKey: "items")
+        list.reads = 0
+        list.items = ["a", "b", "c", "d"]
+        switch edit {
+        case "element": #expect(try items.element(at: 3) as? String == "d")
+        case "insert": try items.insert("x", at: 4)
+        case "remove": try items.remove(at: 3)
+        case "replace": try items.replace(at: 3, with: "x")
+        case "removeLast": try items.removeLast()
+        default: try items.append("x")
+        }
+        #expect(list.reads == 1)
+    }
+
+    @Test func anEditByValuePastTheEndOfTheValueReadThrows() throws {
+        let list = ShrinkingList()
+        let items = try list.mutableArrayValue(forKey: "items")
+        // This read has three elements.
+        expectKVCError(.indexOutOfRange) { try items.remove(at: 3) }
+        expectKVCError(.indexOutOfRange) { try items.replace(at: 2, with: "x") }
+        expectKVCError(.indexOutOfRange) { _ = try items.element(at: 1) }
+        #expect(list.items == ["a"])
+        expectKVCError(.indexOutOfRange) { try items.insert("x", at: 1) }
+        list.items = []
+        expectKVCError(.indexOutOfRange) { try items.removeLast() }
+    }
+
+    @Test func anArrayProxyByValueChecksTheElementTypeWhenSetting() throws {
+        let clerk = Clerk()
+        let tags = try clerk.mutableArrayValue(forKey: "tags")
+        expectKVCError(.typeMismatch) { try tags.append(3) }
+        #expect(clerk.tags == [])
+    }
 }

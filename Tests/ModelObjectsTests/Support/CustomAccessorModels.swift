@@ -142,3 +142,95 @@ final class Shelf: ModelObject {
             })
     }
 }
+
+/// Custom accessors over storage the class holds (`-names`/`-setNames:` over an ivar, in Cocoa
+/// terms) together with collection accessors for the same keys: `names` (ordered) and `badges`
+/// (unordered). Every collection accessor call is logged.
+final class Roster: ModelObject {
+    var nameStorage: [String] = ["A", "B"]
+    var badgeStorage: Set<String> = ["gold"]
+    var calls: [String] = []
+    @CustomAttribute(
+        get: { (roster: Roster, _: [String]) in roster.nameStorage },
+        set: { (roster: Roster, newValue: [String]) in
+            roster.nameStorage = newValue
+            return []
+        })
+    var names: [String] = []
+    @CustomAttribute(
+        get: { (roster: Roster, _: Set<String>) in roster.badgeStorage },
+        set: { (roster: Roster, newValue: Set<String>) in
+            roster.badgeStorage = newValue
+            return []
+        })
+    var badges: Set<String> = []
+
+    override class func collectionAccessors(forKey key: String) -> CollectionAccessors? {
+        switch key {
+        case "names":
+            return .ordered(
+                count: { (roster: Roster) in roster.nameStorage.count },
+                objectAt: { roster, index in roster.nameStorage[index] },
+                insert: { roster, name, index in
+                    roster.calls.append("insert(\(name), \(index))")
+                    roster.nameStorage.insert(name, at: index)
+                },
+                remove: { roster, index in
+                    roster.calls.append("remove(\(index))")
+                    roster.nameStorage.remove(at: index)
+                },
+                replace: { roster, index, name in
+                    roster.calls.append("replace(\(index), \(name))")
+                    roster.nameStorage[index] = name
+                })
+        case "badges":
+            return .unordered(
+                addObject: { (roster: Roster, badge: String) in
+                    roster.calls.append("addBadgesObject(\(badge))")
+                    roster.badgeStorage.insert(badge)
+                },
+                removeObject: { roster, badge in
+                    roster.calls.append("removeBadgesObject(\(badge))")
+                    roster.badgeStorage.remove(badge)
+                })
+        default:
+            return super.collectionAccessors(forKey: key)
+        }
+    }
+}
+
+/// Serves `items` through the undefined-key hooks with a value that loses its last element at
+/// every read after the first (class code whose answer changes between reads); counts the reads.
+final class ShrinkingList: ModelObject {
+    var items: [String] = ["a", "b", "c", "d"]
+    var reads = 0
+
+    override func value(forUndefinedKey key: String) throws -> Any? {
+        guard key == "items" else { return try super.value(forUndefinedKey: key) }
+        reads += 1
+        if reads > 1, !items.isEmpty { items.removeLast() }
+        return items
+    }
+
+    override func setValue(_ value: Any?, forUndefinedKey key: String) throws {
+        guard key == "items" else { return try super.setValue(value, forUndefinedKey: key) }
+        items = (value as? [Any])?.compactMap { $0 as? String } ?? []
+    }
+}
+
+/// Ordered accessors whose `countOf<Key>` answers `reportedCount`, whatever the storage holds
+/// (an accessor's bug); the insert and remove accessors log their calls.
+final class MiscountedList: ModelObject {
+    var storage: [String] = []
+    var reportedCount = -1
+    var calls: [String] = []
+
+    override class func collectionAccessors(forKey key: String) -> CollectionAccessors? {
+        guard key == "items" else { return super.collectionAccessors(forKey: key) }
+        return .ordered(
+            count: { (list: MiscountedList) in list.reportedCount },
+            objectAt: { list, index in list.storage.indices.contains(index) ? list.storage[index] : "?" },
+            insert: { list, item, index in list.calls.append("insert(\(item), \(index))") },
+            remove: { list, index in list.calls.append("remove(\(index))") })
+    }
+}
