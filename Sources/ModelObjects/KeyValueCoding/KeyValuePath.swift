@@ -109,19 +109,25 @@ enum KeyValuePath {
     }
 
     /// The object the path leads to before its last key, and that key; nil when a key on the
-    /// way holds nil.
+    /// way holds nil, after calling `onNil` with that key and the object that holds it (which
+    /// may throw instead).
     ///
     /// - Throws: ``KeyValueCodingError/Code/malformedKeyPath``,
     ///   ``KeyValueCodingError/Code/notKeyValueCodingCompliant`` when the path goes through a
     ///   value that is not a model object, or what reading a key on the way throws.
-    static func lastTarget(of object: ModelObject, forKeyPath path: String) throws -> (ModelObject, String)? {
+    static func lastTarget(
+        of object: ModelObject, forKeyPath path: String, onNil: (String, ModelObject) throws -> Void = { _, _ in }
+    ) throws -> (ModelObject, String)? {
         var target: ModelObject = object
         var remaining = Substring(path)
         while true {
             let (first, rest) = split(remaining)
             guard !first.isEmpty, rest.map({ !$0.isEmpty }) ?? true else { throw malformed(path) }
             guard let rest else { return (target, String(first)) }
-            guard let next = try target.value(forKey: String(first)) else { return nil }
+            guard let next = try target.value(forKey: String(first)) else {
+                try onNil(String(first), target)
+                return nil
+            }
             guard let nextObject = asModelObject(next) else {
                 throw KeyValueCodingError(
                     .notKeyValueCodingCompliant, key: path, className: String(reflecting: type(of: next)),

@@ -86,18 +86,27 @@ extension ModelObject {
     /// the rest of the path leads to: `validateValue(&name, forKeyPath: "department.name")`
     /// runs the department's validator for `name`, which may replace the value or throw.
     ///
-    /// When a key on the way holds nil there is no object to validate on and the value passes
-    /// unchanged, as ``setValue(_:forKeyPath:)`` does nothing there.
+    /// When a key on the way holds nil there is no object to validate on, and the value is
+    /// invalid, as in Cocoa (whose message to nil answers `NO`).
     ///
     /// - Throws: What ``validateValue(_:forKey:)`` throws on that object;
+    ///   ``ValidationError/Code/keyValueValidation`` naming the key on the way that holds nil;
     ///   ``KeyValueCodingError/Code/malformedKeyPath`` for an empty key,
     ///   ``KeyValueCodingError/Code/notKeyValueCodingCompliant`` when the path goes through a
-    ///   value that is not a model object, or what reading a key on the way throws.
+    ///   value that is not a model object (a to-many collection included), or what reading a
+    ///   key on the way throws.
     ///
-    /// Corresponds to `-[NSObject validateValue:forKeyPath:error:]`; differences: a nil on the
-    /// way passes (Cocoa's message to nil returns `NO` with no error).
+    /// Corresponds to `-[NSObject validateValue:forKeyPath:error:]`; differences: a path through
+    /// a collection throws (Cocoa's array or set answers `YES` without validating anything), and
+    /// a nil on the way gives an error where Cocoa gives none.
     public func validateValue(_ value: inout Any?, forKeyPath keyPath: String) throws {
-        guard let (target, key) = try KeyValuePath.lastTarget(of: self, forKeyPath: keyPath) else { return }
+        let proposed = value
+        let leads = try KeyValuePath.lastTarget(of: self, forKeyPath: keyPath) { key, holder in
+            throw ValidationError(
+                .keyValueValidation, key: key, value: proposed, object: holder,
+                message: "'\(key)' holds nil on the way to '\(keyPath)': there is no object to validate on")
+        }
+        guard let (target, key) = leads else { return }
         try target.validateValue(&value, forKey: key)
     }
 }

@@ -37,10 +37,20 @@ import Testing
         #expect(value as? Int == 3)
     }
 
-    @Test func aNilOnTheWayLeavesNothingToValidate() throws {
-        var value: Any? = 5_000
-        try Clerk().validateValue(&value, forKeyPath: "desk.number")
-        #expect(value as? Int == 5_000)
+    /// Cocoa's message to nil answers `NO`: the value is invalid.
+    @Test func aNilOnTheWayIsInvalid() throws {
+        var value: Any? = 5
+        let error = #expect(throws: ValidationError.self) { try Clerk().validateValue(&value, forKeyPath: "desk.number") }
+        #expect(error?.code == .keyValueValidation)
+        #expect(error?.key == "desk")
+        #expect(value as? Int == 5)
+    }
+
+    @Test func aPathThroughACollectionIsNotKeyValueCodingCompliant() {
+        let clerk = Clerk()
+        clerk.tags = ["a"]
+        var value: Any? = 1
+        expectKVCError(.notKeyValueCodingCompliant) { try clerk.validateValue(&value, forKeyPath: "tags.count") }
     }
 
     @Test func badPathsThrowKeyValueCodingErrors() {
