@@ -5,7 +5,7 @@ import Foundation
 /// its indexes, not a replacement of the whole array).
 ///
 /// Get one from ``ModelObject/mutableArrayValue(forKey:)``. The proxy finds how to reach the
-/// key as Cocoa's does, in this order:
+/// key in this order:
 /// 1. the class's ``CollectionAccessors`` with insert and remove accessors: the proxy calls them;
 /// 2. a declared array it can edit in place (``Relationship``, ``Attribute``);
 /// 3. anything else that key-value coding reads (a ``CustomAttribute`` or ``Derived`` array,
@@ -25,7 +25,9 @@ import Foundation
 /// ``KeyValueCodingError/Code/typeMismatch``), bad indexes throw
 /// ``KeyValueCodingError/Code/indexOutOfRange`` instead of raising, and a key nothing serves
 /// throws ``KeyValueCodingError/Code/undefinedKey`` when the proxy is made rather than at first
-/// use.
+/// use. Cocoa's search tries a `set<Key>:` method before the instance variable, so a synthesized
+/// property is edited by replacing the whole array; here a declared array is edited in place and
+/// observers see the precise insertion, removal or replacement.
 public final class MutableArrayProxy {
     /// The object whose property the proxy edits.
     public let object: ModelObject

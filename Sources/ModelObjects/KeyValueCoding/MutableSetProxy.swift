@@ -5,7 +5,7 @@ import Foundation
 /// objects actually added, a removal of those actually removed).
 ///
 /// Get one from ``ModelObject/mutableSetValue(forKey:)``. The proxy finds how to reach the key
-/// as Cocoa's does, in this order:
+/// in this order:
 /// 1. the class's ``CollectionAccessors`` with add and remove accessors: the proxy calls them
 ///    (the single-object ones for one object, the bulk ones for several, when the class has them);
 /// 2. a declared set it can edit in place (``Relationship``, ``Attribute``);
@@ -19,7 +19,9 @@ import Foundation
 /// Differences: elements are type-checked against the property (a wrong type throws
 /// ``KeyValueCodingError/Code/typeMismatch`` and changes nothing), and a key nothing serves
 /// throws ``KeyValueCodingError/Code/undefinedKey`` when the proxy is made rather than at first
-/// use.
+/// use. Cocoa's search tries a `set<Key>:` method before the instance variable, so a synthesized
+/// property is edited by replacing the whole set; here a declared set is edited in place and
+/// observers see the precise set mutation.
 public final class MutableSetProxy {
     /// The object whose property the proxy edits.
     public let object: ModelObject

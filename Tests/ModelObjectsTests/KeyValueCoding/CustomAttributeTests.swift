@@ -53,6 +53,11 @@ import Testing
         #expect(clerk.salaryChanges == 1)
     }
 
+    /// The documented memory cost: the three optional hooks beside the value.
+    @Test func theHooksCostFortyEightBytesPerProperty() {
+        #expect(MemoryLayout<CustomAttribute<Clerk, Double>>.size - MemoryLayout<Double>.size == 48)
+    }
+
     @Test func anInitialValueIsStoredWithoutTheSetter() {
         #expect(Clerk().salaryChanges == 0)
     }
