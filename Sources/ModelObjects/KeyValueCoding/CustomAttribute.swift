@@ -36,6 +36,10 @@
 /// `set<Key>:` method and no collection accessors; when the class gives
 /// ``CollectionAccessors`` for the key, the proxy calls those instead.
 ///
+/// Copying and unarchiving set the value the getter presents (archiving writes it), so a getter
+/// that is not the inverse of the setter changes what a copy or an unarchived object stores;
+/// copying sets the properties in declaration order.
+///
 /// The hooks must not set the property itself (that recurses, as a Swift setter that sets its
 /// own property does). Properties without hooks should use ``Attribute``, whose typed accessors
 /// cost as much as a plain stored property; these add the hooks' calls (in a release build, about

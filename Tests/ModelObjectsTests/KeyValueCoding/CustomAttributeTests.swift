@@ -2,6 +2,19 @@ import Foundation
 import ModelObjects
 import Testing
 
+/// A custom attribute whose class notifies observers of it by hand.
+final class QuietClerk: ModelObject {
+    @Attribute var salaryChanges = 0
+    @CustomAttribute(
+        set: { (_: QuietClerk, newValue: Double) in max(0, newValue) },
+        didSet: { clerk, _ in clerk.salaryChanges += 1 })
+    var salary = 0.0
+
+    override class func automaticallyNotifiesObservers(forKey key: String) -> Bool {
+        key == "salary" ? false : super.automaticallyNotifiesObservers(forKey: key)
+    }
+}
+
 /// `@CustomAttribute`: every route to a property goes through its getter, setter and `didSet`.
 @Suite struct CustomAttributeTests {
     // MARK: - Setting
@@ -249,5 +262,28 @@ import Testing
         let clerk = Clerk()
         expectKVCError(.notACollection) { _ = try clerk.mutableArrayValue(forKey: "name") }
         expectKVCError(.notACollection) { _ = try clerk.mutableSetValue(forKey: "tags") }
+    }
+
+    @Test func nilSetOnAnOptionalCustomAttributeGoesThroughTheSetter() throws {
+        let clerk = Clerk()
+        clerk.code = "a"
+        try clerk.setValue(nil, forKey: "code")
+        #expect(clerk.code == nil)
+        #expect(try clerk.value(forKey: "code") == nil)
+    }
+
+    @Test func manualNotificationOfACustomAttributeLeavesTheSetterSilent() throws {
+        let clerk = QuietClerk()
+        let log = KVOEventLog()
+        let token = clerk.observe("salary", options: [.new], changeHandler: log.handler(for: "salary"))
+        clerk.salary = 5
+        try clerk.setValue(-1, forKey: "salary")
+        #expect(log.entries.isEmpty)
+        #expect(clerk.salary == 0)
+        #expect(clerk.salaryChanges == 2)
+        clerk.willChangeValue(forKey: "salary")
+        clerk.didChangeValue(forKey: "salary")
+        #expect(log.entries == ["salary setting old=nil new=0.0 prior=false"])
+        token.invalidate()
     }
 }

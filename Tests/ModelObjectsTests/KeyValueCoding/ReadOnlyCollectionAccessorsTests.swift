@@ -57,6 +57,13 @@ import Testing
         #expect(try seasons.elements() == ["spring", "summer"])
     }
 
+    @Test func anElementOfTheWrongTypeIsNotAMemberAndReachesNoAccessor() throws {
+        let almanac = Almanac()
+        let seasons = try almanac.mutableSetValue(forKey: "seasons")
+        #expect(try !seasons.contains(3))
+        #expect(almanac.calls.isEmpty)
+    }
+
     @Test func editingAnUnorderedKeyThroughItsProxyThrowsReadOnlyKey() throws {
         let almanac = Almanac()
         let seasons = try almanac.mutableSetValue(forKey: "seasons")

@@ -3,6 +3,12 @@ import ModelObjects
 import SampleModels
 import Testing
 
+/// A non-optional class-typed property and an existential one.
+final class EmployeeHolder: ModelObject {
+    @Attribute var employee = Employee()
+    @Attribute var anything: Any = 0
+}
+
 /// Typed observation hands values of every layout to the handler as the property's type: small
 /// trivial values, values stored out of line in `Any`, reference-counted values, optionals.
 @Suite struct TypedObservationValueTests {
@@ -54,6 +60,31 @@ import Testing
         }
         manager.salary = 10
         #expect(salaries == [10])
+        token.invalidate()
+    }
+
+    @Test func aClassTypedValueReceivesASubclassInstance() throws {
+        let holder = EmployeeHolder()
+        var received: [Employee] = []
+        let token = try holder.observe(\.employee, options: [.new]) { _, change in
+            if let employee = change.newValue { received.append(employee) }
+        }
+        let manager = Manager()
+        holder.employee = manager
+        #expect(received.count == 1)
+        #expect(received.first === manager)
+        token.invalidate()
+    }
+
+    @Test func anExistentialValueArrivesAsIs() throws {
+        let holder = EmployeeHolder()
+        var received: [String] = []
+        let token = try holder.observe(\.anything, options: [.old, .new]) { _, change in
+            received += [change.oldValue, change.newValue].map { "\($0.map { "\($0)" } ?? "nil")" }
+        }
+        holder.anything = "text"
+        try holder.setValue(7, forKey: "anything")
+        #expect(received == ["0", "text", "text", "7"])
         token.invalidate()
     }
 }
