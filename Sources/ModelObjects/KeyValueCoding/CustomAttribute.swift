@@ -165,18 +165,7 @@ public struct CustomAttribute<Object: ModelObject, Value>: PropertyStorage {
     }
 
     package static func setKeyValue(_ value: Any?, in object: ModelObject, descriptor: PropertyDescriptor) throws {
-        let converted: Value
-        if let value {
-            guard let typed = convertKeyValue(value, to: Value.self) else {
-                throw KeyValueCodingError.mismatch(descriptor.key, in: object, expected: Value.self, given: value)
-            }
-            converted = typed
-        } else if let none = (Value.self as? any OptionalValue.Type)?.noneValue as? Value {
-            converted = none
-        } else {
-            try object.setNilValueForKey(descriptor.key)
-            return
-        }
+        guard let converted = try object.keyValueToStore(value, as: Value.self, forKey: descriptor.key) else { return }
         store(converted, in: object, at: descriptor.offset, descriptor: descriptor)
     }
 }

@@ -61,6 +61,31 @@ func cannotHoldOptional(_ type: Any.Type) -> Bool {
     return kind == 0x200 || kind == 0x201 || kind == 0 || kind > 0x7FF
 }
 
+/// The `none` value of `target` when it is an optional type; nil for any other type, which
+/// cannot hold a nil.
+func noneValue<Target>(of target: Target.Type) -> Target? {
+    (Target.self as? any OptionalValue.Type)?.noneValue as? Target
+}
+
+extension ModelObject {
+    /// A key-value-coding value converted for a property of type `Target`: a nil becomes the
+    /// optional's `none`. Returns nil, having handed the key to ``setNilValueForKey(_:)``, for
+    /// a nil the type cannot hold.
+    ///
+    /// - Throws: ``KeyValueCodingError/Code/typeMismatch``; what `setNilValueForKey` throws.
+    func keyValueToStore<Target>(_ value: Any?, as target: Target.Type, forKey key: String) throws -> Target? {
+        if let value {
+            guard let typed = convertKeyValue(value, to: Target.self) else {
+                throw KeyValueCodingError.mismatch(key, in: self, expected: Target.self, given: value)
+            }
+            return typed
+        }
+        if let none = noneValue(of: Target.self) { return none }
+        try setNilValueForKey(key)
+        return nil
+    }
+}
+
 /// Implemented by `Optional` so that generic code can see through it.
 protocol OptionalValue {
     /// The wrapped value, itself flattened, or nil.

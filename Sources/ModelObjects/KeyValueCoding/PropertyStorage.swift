@@ -73,20 +73,8 @@ extension StoredPropertyStorage {
     package static func setKeyValue(
         _ value: Any?, in object: ModelObject, descriptor: PropertyDescriptor
     ) throws {
-        let converted: StoredValue
-        if let value {
-            guard let typed = convertKeyValue(value, to: StoredValue.self) else {
-                throw KeyValueCodingError.mismatch(
-                    descriptor.key, in: object, expected: StoredValue.self, given: value)
-            }
-            converted = typed
-        } else if let optional = StoredValue.self as? any OptionalValue.Type,
-                  let none = optional.noneValue as? StoredValue {
-            converted = none
-        } else {
-            try object.setNilValueForKey(descriptor.key)
-            return
-        }
+        guard let converted = try object.keyValueToStore(value, as: StoredValue.self, forKey: descriptor.key)
+        else { return }
         object.changeValue(forKey: descriptor.key, descriptor: descriptor) {
             pointer(in: object, at: descriptor.offset).pointee.storedValue = converted
         }

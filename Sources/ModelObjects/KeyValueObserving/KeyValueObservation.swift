@@ -90,7 +90,7 @@ public struct ObservedChange<Value> {
     static func converted(_ value: Any?) -> Value? {
         guard let value else {
             // A nil value of an optional property is `.some(nil)`, as in Foundation.
-            return (Value.self as? any OptionalValue.Type)?.noneValue as? Value
+            return noneValue(of: Value.self)
         }
         return convertKeyValue(value, to: Value.self)
     }

@@ -23,7 +23,7 @@ public struct KeyValueValidator {
                         message: "expected a value of type \(Value.self), got \(type(of: given))")
                 }
                 typed = converted
-            } else if let none = (Value.self as? any OptionalValue.Type)?.noneValue as? Value {
+            } else if let none = noneValue(of: Value.self) {
                 typed = none
             } else {
                 throw ValidationError(
