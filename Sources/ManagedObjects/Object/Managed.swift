@@ -25,14 +25,15 @@ import Synchronization
 /// to-many as `Set<Destination>` (or `[Destination]` when ordered).
 ///
 /// A non-optional property whose stored value is nil reads as zero, `false`, an empty string or
-/// an empty collection. The getter cannot throw: of a fault that cannot load (its record is
-/// gone, or the store refuses it because it breaks the model) it reads those, and a
-/// non-optional `Date`, `UUID` or `URL` reads a placeholder (the reference date, the zero UUID,
-/// `about:blank`); ``ManagedObject/fireFault()`` and key-value coding throw the error.
+/// an empty collection, and a non-optional `Date`, `UUID` or `URL` reads a placeholder (the
+/// reference date, the zero UUID, `about:blank`): whether the attribute is optional in the model
+/// and NULL in the file, a new object's value was never set, or the object is a fault that
+/// cannot load (its record is gone, or the store refuses it because it breaks the model; then
+/// ``ManagedObject/fireFault()`` and key-value coding throw the error). The getter cannot throw.
 /// Misdeclarations stop the program with a message naming the entity and key: a name the entity
 /// does not model, a type values cannot convert to (an `Int` outside an `Int16` attribute's
-/// range), a nil for a non-optional type with no empty value in a loaded object, relating
-/// objects of two contexts. Key-value coding reports the same problems as thrown errors.
+/// range), a non-optional type with neither an empty value nor a placeholder holding nil,
+/// relating objects of two contexts. Key-value coding reports the same problems as thrown errors.
 ///
 /// Corresponds to Core Data's `@NSManaged` / `@dynamic` properties.
 @propertyWrapper
@@ -104,11 +105,16 @@ public struct Managed<Value>: ManagedStorage {
             if let objects = stored as? Set<ManagedObject>, let value = Set(objects) as Any as? Value { return value }
         }
         if let empty = (Value.self as? any ManagedEmptyValue.Type)?.managedEmptyValue as? Value { return empty }
+        // Nil in a type with no empty value: a fault that could not load (its record is gone, or
+        // breaks the model), an optional attribute that is NULL in the file, or a new object's
+        // unset value. The getter cannot throw, so it reads a placeholder, loaded or not.
+        if stored == nil || object.isFault,
+            let placeholder = (Value.self as? any ManagedPlaceholderValue.Type)?.managedPlaceholder as? Value
+        {
+            return placeholder
+        }
         let property = object.entity.properties[index]
         if object.isFault {
-            // The fault could not load (its record is gone, or breaks the model): the getter cannot
-            // throw, so it reads a placeholder; `fireFault()` and key-value coding throw the error.
-            if let placeholder = (Value.self as? any ManagedPlaceholderValue.Type)?.managedPlaceholder as? Value { return placeholder }
             preconditionFailure(
                 "@Managed var \(property.name): \(Value.self) of \(object.entity.name) \(object.objectID): the fault could not be "
                     + "loaded (its record is gone, or its context is); read it through value(forKey:), which throws")
@@ -219,7 +225,7 @@ extension Set: ManagedEmptyValue { static var managedEmptyValue: Self { [] } }
 extension Array: ManagedEmptyValue { static var managedEmptyValue: Self { [] } }
 
 /// The value a non-optional ``Managed`` property of a type with no empty value reads when its
-/// object is a fault that could not load.
+/// storage holds nil or its object is a fault that could not load.
 protocol ManagedPlaceholderValue {
     static var managedPlaceholder: Self { get }
 }

@@ -91,6 +91,9 @@ struct StoreDamage: CustomTestStringConvertible, Sendable {
         StoreDamage("version text", sql: "UPDATE ZEMPLOYEE SET Z_OPT = 'v2'"),
         StoreDamage("required text null", sql: "UPDATE ZEMPLOYEE SET ZFIRSTNAME = NULL", .error(.operationFailed, naming: "Employee.firstName")),
         StoreDamage("version at the maximum", sql: "UPDATE ZEMPLOYEE SET Z_OPT = 9223372036854775807"),
+        // The model's startDate is optional (the Swift property is not): NULL is a value, which
+        // the typed accessor reads as the reference date.
+        StoreDamage("optional date null", sql: "UPDATE ZEMPLOYEE SET ZSTARTDATE = NULL"),
         StoreDamage("text in a date", sql: "UPDATE ZEMPLOYEE SET ZSTARTDATE = 'yesterday'", .error(.operationFailed, naming: "Employee.startDate")),
         StoreDamage("text in a double", sql: "UPDATE ZEMPLOYEE SET ZSALARY = 'plenty'", .error(.operationFailed, naming: "Employee.salary")),
         StoreDamage("Int16 out of range", sql: "UPDATE ZEMPLOYEE SET ZAGE = 100000", .error(.operationFailed, naming: "Employee.age")),
