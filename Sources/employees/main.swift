@@ -52,17 +52,17 @@ do {
     let salaryToken = try ada.observe(\.salary, options: [.old, .new]) { employee, change in
         print("  \(employee.firstName)'s salary: \(change.oldValue ?? 0) -> \(change.newValue ?? 0)")
     }
-    let nameToken = ada.observe("fullName", options: [.old, .new]) { _, change in
+    let nameToken = try ada.observe("fullName", options: [.old, .new]) { _, change in
         print("  fullName: \(change.oldValue ?? "nil") -> \(change.newValue ?? "nil")")
     }
-    let departmentNameToken = ada.observe("department.name", options: [.old, .new]) { _, change in
+    let departmentNameToken = try ada.observe("department.name", options: [.old, .new]) { _, change in
         print("  department.name: \(change.oldValue ?? "nil") -> \(change.newValue ?? "nil")")
     }
-    let employeesToken = engineering.observe("employees", options: [.new, .old]) { _, change in
+    let employeesToken = try engineering.observe("employees", options: [.new, .old]) { _, change in
         let names = ((change.newValue ?? change.oldValue) as? [Employee])?.map(\.fullName) ?? []
         print("  employees: \(change.kind) at \(Array(change.indexes ?? [])) \(names)")
     }
-    let totalToken = engineering.observe("totalSalary", options: [.new]) { _, change in
+    let totalToken = try engineering.observe("totalSalary", options: [.new]) { _, change in
         print("  totalSalary: \(change.newValue ?? "nil")")
     }
     ada.salary = 130_000

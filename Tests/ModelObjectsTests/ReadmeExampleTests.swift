@@ -26,7 +26,7 @@ enum ReadmeExample {
         try ada.setValue(engineering, forKey: "department")
         try ada.setValue("Engineering", forKeyPath: "department.name")
 
-        let token = engineering.observe("totalSalary", options: [.old, .new]) { _, change in
+        let token = try engineering.observe("totalSalary", options: [.old, .new]) { _, change in
             print("total:", change.oldValue ?? 0, "→", change.newValue ?? 0)
         }
         try engineering.mutableArrayValue(forKey: "employees").append(ada)   // total: 0.0 → 120000.0

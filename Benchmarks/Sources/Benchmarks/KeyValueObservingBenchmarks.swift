@@ -17,7 +17,9 @@ enum KeyValueObservingBenchmarks: BenchmarkGroup {
             Employee(firstName: "F\(index)", lastName: "L\(index)", employeeID: index, salary: 1)
         })
         for employee in observed.objects {
-            tokens.append(employee.observe("salary", options: [.old, .new]) { _, change in sink.receive(change) })
+            if let token = try? employee.observe("salary", options: [.old, .new], changeHandler: { _, change in sink.receive(change) }) {
+                tokens.append(token)
+            }
         }
         let plain = Pool((0..<64).map { PlainEmployee(firstName: "F\($0)", lastName: "L\($0)", employeeID: $0, salary: 1) })
         let plainHandler: (Double, Double) -> Void = { old, new in sink.receive(old, new) }
@@ -27,7 +29,9 @@ enum KeyValueObservingBenchmarks: BenchmarkGroup {
             Employee(firstName: "F\(index)", lastName: "L\(index)", employeeID: index, salary: 1)
         })
         for employee in named.objects {
-            tokens.append(employee.observe("fullName", options: [.old, .new]) { _, change in sink.receive(change) })
+            if let token = try? employee.observe("fullName", options: [.old, .new], changeHandler: { _, change in sink.receive(change) }) {
+                tokens.append(token)
+            }
         }
         let firstNames = ["Ada", "Grace"]
         let plainNameHandler: (String, String) -> Void = { old, new in sink.receive(old, new) }
@@ -37,7 +41,9 @@ enum KeyValueObservingBenchmarks: BenchmarkGroup {
         for department in departments.objects {
             let employee = Employee()
             employee.department = department
-            tokens.append(employee.observe("department.name", options: [.old, .new]) { _, change in sink.receive(change) })
+            if let token = try? employee.observe("department.name", options: [.old, .new], changeHandler: { _, change in sink.receive(change) }) {
+                tokens.append(token)
+            }
             sink.keepAlive.append(employee)
         }
         let plainDepartments = Pool((0..<64).map { PlainDepartment(name: "D\($0)", budget: 0) })
@@ -61,7 +67,9 @@ enum KeyValueObservingBenchmarks: BenchmarkGroup {
         })
         for employee in crowded.objects {
             for _ in 0..<10 {
-                tokens.append(employee.observe("salary", options: [.old, .new]) { _, change in sink.receive(change) })
+                if let token = try? employee.observe("salary", options: [.old, .new], changeHandler: { _, change in sink.receive(change) }) {
+                    tokens.append(token)
+                }
             }
         }
         sink.tokens = tokens

@@ -53,7 +53,9 @@ public struct KeyValueCodingError: Error, CustomStringConvertible, Sendable {
         /// an infinite double (a `Decimal` holds no infinity).
         public static let unrepresentableNumber = Code(rawValue: 14)
         /// The key path holds more than 32 collection operators: each one nests an evaluation of
-        /// the rest of the path, so their number is limited (plain keys are not).
+        /// the rest of the path, so their number is limited (plain keys are not). Observing
+        /// also throws it for a key path of more than
+        /// ``ModelObject/maximumObservedKeyPathLength`` keys.
         public static let keyPathTooComplex = Code(rawValue: 15)
 
         public var description: String {

@@ -35,6 +35,10 @@ final class Observation {
     /// declares, so that old and new values of dependent keys are read without parsing the
     /// path. Not retained: property tables keep their descriptors for the life of the process.
     private let keyDescriptor: Unmanaged<PropertyDescriptor>?
+    /// A dependent key path (``ModelObject/keyPathsForValuesAffectingValue(forKey:)``) met while
+    /// attaching that holds more than ``ModelObject/maximumObservedKeyPathLength`` keys; it is
+    /// not followed, and registration throws.
+    private(set) var tooLongDependentKeyPath: String?
 
     init(
         root: ModelObject, keyPath: String, options: KeyValueObservingOptions,
@@ -94,6 +98,24 @@ final class Observation {
         isActive = false
     }
 
+    /// Throws ``KeyValueCodingError/Code/keyPathTooComplex`` when `path` holds more than
+    /// ``ModelObject/maximumObservedKeyPathLength`` keys: subscribing nests one call per key.
+    static func checkLength(of path: String, observing object: ModelObject) throws {
+        guard !isWithinLength(Substring(path)) else { return }
+        throw KeyValueCodingError(
+            .keyPathTooComplex, key: path, className: String(reflecting: type(of: object)),
+            message: "an observed key path may hold at most \(ModelObject.maximumObservedKeyPathLength) keys")
+    }
+
+    private static func isWithinLength(_ path: Substring) -> Bool {
+        var keys = 1
+        for byte in path.utf8 where byte == UInt8(ascii: ".") {
+            keys += 1
+            if keys > ModelObject.maximumObservedKeyPathLength { return false }
+        }
+        return true
+    }
+
     private struct Visit: Hashable {
         let object: ObjectIdentifier
         let path: Substring
@@ -109,6 +131,10 @@ final class Observation {
         let isStructural = structural || rest != nil
         subscribe(object, key: key, direct: direct && rest == nil, structural: isStructural)
         for affecting in type(of: object).keyPathsForValuesAffectingValue(forKey: key) where affecting != key {
+            guard Self.isWithinLength(Substring(affecting)) else {
+                tooLongDependentKeyPath = tooLongDependentKeyPath ?? affecting
+                continue
+            }
             expand(object, Substring(affecting), direct: false, structural: isStructural, visited: &visited)
         }
         guard let rest else { return }

@@ -16,13 +16,18 @@ extension ModelObject {
     /// With ``KeyValueObservingOptions/initial`` the observer receives one notification before
     /// this method returns.
     ///
+    /// - Throws: ``KeyValueCodingError/Code/keyPathTooComplex`` when `keyPath`, or a key path a
+    ///   key on it depends on, holds more than ``maximumObservedKeyPathLength`` keys; nothing is
+    ///   registered.
+    ///
     /// Corresponds to `-[NSObject addObserver:forKeyPath:options:context:]`; differences: the
-    /// observer is not retained and need not be removed before it goes away.
+    /// observer is not retained and need not be removed before it goes away, and an overlong key
+    /// path throws.
     public func addObserver(
         _ observer: any KeyValueObserver, forKeyPath keyPath: String,
         options: KeyValueObservingOptions = [], context: UnsafeMutableRawPointer? = nil
-    ) {
-        register(Observation(
+    ) throws {
+        try register(Observation(
             root: self, keyPath: keyPath, options: options, context: context, observer: observer, handler: nil))
     }
 
@@ -63,18 +68,30 @@ extension ModelObject {
     /// The handler receives this object and the change; it should not capture this object
     /// strongly.
     ///
+    /// - Throws: ``KeyValueCodingError/Code/keyPathTooComplex`` when `keyPath`, or a key path a
+    ///   key on it depends on, holds more than ``maximumObservedKeyPathLength`` keys; nothing is
+    ///   registered.
+    ///
     /// Corresponds to Foundation's `observe(_:options:changeHandler:)` with a string key path.
     public func observe(
         _ keyPath: String, options: KeyValueObservingOptions = [],
         changeHandler: @escaping (ModelObject, KeyValueChange) -> Void
-    ) -> KeyValueObservation {
+    ) throws -> KeyValueObservation {
         let observation = Observation(
             root: self, keyPath: keyPath, options: options, context: nil, observer: nil, handler: changeHandler)
-        register(observation)
+        try register(observation)
         return KeyValueObservation(observation)
     }
 
-    private func register(_ observation: Observation) {
+    /// The most keys an observed key path may hold, and so may each key path it depends on
+    /// through ``keyPathsForValuesAffectingValue(forKey:)``.
+    ///
+    /// Subscribing to a key path nests one call per key, so a path of tens of thousands of keys
+    /// would exhaust the stack; key-value coding itself reads paths of any length.
+    public static let maximumObservedKeyPathLength = 1_000
+
+    private func register(_ observation: Observation) throws {
+        try Observation.checkLength(of: observation.keyPath, observing: self)
         if observation.options.contains(.initial) {
             var change = KeyValueChange(kind: .setting)
             if observation.options.contains(.new) {
@@ -85,6 +102,10 @@ extension ModelObject {
         }
         addRegistration(observation)
         observation.attach()
+        if let dependent = observation.tooLongDependentKeyPath {
+            observation.invalidate()
+            try Observation.checkLength(of: dependent, observing: self)
+        }
     }
 
     /// Tells observers of an ordered to-many key that objects at `indexes` are about to be
@@ -216,7 +237,7 @@ extension KeyValueCodingKeyPaths {
     ) throws -> KeyValueObservation {
         let key = try key(for: keyPath)
         // The handler receives the observed object, this one, so it is a `Self`: no cast.
-        return observe(key, options: options) { object, change in
+        return try observe(key, options: options) { object, change in
             changeHandler(unsafeDowncast(object, to: Self.self), ObservedChange(change))
         }
     }

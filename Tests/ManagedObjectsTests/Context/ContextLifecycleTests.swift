@@ -145,7 +145,7 @@ import Testing
         stack.context.delete(ada)
         stack.context.processPendingChanges()
         var salaries: [Double?] = []
-        let token = ada.observe("salary", options: [.new]) { _, change in salaries.append(change.newValue as? Double) }
+        let token = try ada.observe("salary", options: [.new]) { _, change in salaries.append(change.newValue as? Double) }
         stack.context.rollback()
         #expect(!stack.context.hasChanges)
         #expect(ada.salary == 1 && !ada.isDeleted)

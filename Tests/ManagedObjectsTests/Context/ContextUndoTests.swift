@@ -12,7 +12,7 @@ import Testing
         ada.salary = 2
         stack.context.processPendingChanges()
         var seen: [Double?] = []
-        let token = ada.observe("salary", options: [.new]) { _, change in seen.append(change.newValue as? Double) }
+        let token = try ada.observe("salary", options: [.new]) { _, change in seen.append(change.newValue as? Double) }
         try undo.undo()
         #expect(ada.salary == 1)
         try undo.redo()

@@ -195,7 +195,7 @@ import Testing
     func observersOfKeyPathsThroughTheGoneObjectHearTheChange(kind: TestStore.Kind) throws {
         let scene = try Self.scene(kind)
         var heard: [String?] = []
-        let token = scene.ada.observe("department.name", options: [.old, .new]) { _, change in
+        let token = try scene.ada.observe("department.name", options: [.old, .new]) { _, change in
             heard.append(change.newValue as? String)
         }
         scene.ada.department = scene.other

@@ -88,7 +88,7 @@ import Testing
         stack.context.delete(grace)
         try stack.context.save()
         var salaries: [Double?] = []
-        let observation = otherAda.observe("salary", options: [.new]) { _, change in salaries.append(change.newValue as? Double) }
+        let observation = try otherAda.observe("salary", options: [.new]) { _, change in salaries.append(change.newValue as? Double) }
         otherAda.firstName = "Augusta"  // an unsaved change of the other context survives the merge
         other.mergeChanges(fromContextDidSave: try #require(recorder.notifications.last))
         #expect(otherAda.salary == 10)

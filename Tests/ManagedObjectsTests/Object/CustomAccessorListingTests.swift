@@ -136,7 +136,7 @@ final class ListingTeam: ManagedObject {
         let department = ListingDepartment(context: context)
         try context.save()
         var names: [String?] = []
-        let token = department.observe("name", options: [.new]) { _, change in names.append(change.newValue as? String) }
+        let token = try department.observe("name", options: [.new]) { _, change in names.append(change.newValue as? String) }
         department.name = "Engineering"
         #expect(try department.value(forKey: "name") as? String == "Engineering")
         #expect(department.isUpdated)
@@ -182,7 +182,7 @@ final class ListingTeam: ManagedObject {
         let alice = try context.insertNewObject(forEntityName: "Member")
         let bob = try context.insertNewObject(forEntityName: "Member")
         var kinds: [String] = []
-        let token = team.observe("members", options: [.new, .old]) { _, change in kinds.append("\(change.kind)") }
+        let token = try team.observe("members", options: [.new, .old]) { _, change in kinds.append("\(change.kind)") }
         try alice.setValue(team, forKey: "team")  // the inverse edit goes through the team's mutators
         #expect(team.calls == ["addMembers"])
         #expect(try team.mutableSetValue(forKey: "members").count() == 1)

@@ -108,7 +108,7 @@ import Testing
         let ada = stack.employee("Ada")
         ada.department = research
         var log: [String] = []
-        let tokens = [
+        let tokens = try [
             ada.observe("department", options: [.old, .new, .prior]) { _, change in
                 log.append("ada.department \(change.isPrior ? "prior" : "after")")
             },
@@ -132,7 +132,7 @@ import Testing
         #expect(TestEmployee.automaticallyNotifiesObservers(forKey: "nickname"))
         let ada = stack.employee("Ada", salary: 1)
         var values: [Double?] = []
-        let token = ada.observe("salary", options: [.new]) { _, change in values.append(change.newValue as? Double) }
+        let token = try ada.observe("salary", options: [.new]) { _, change in values.append(change.newValue as? Double) }
         ada.salary = 2
         try ada.setValue(3.0, forKey: "salary")
         try ada.setValue(4.0, forKeyPath: "salary")
@@ -146,7 +146,7 @@ import Testing
         let ada = stack.employee("Ada")
         ada.department = research
         var names: [String?] = []
-        let token = ada.observe("department.name", options: [.new]) { _, change in names.append(change.newValue as? String) }
+        let token = try ada.observe("department.name", options: [.new]) { _, change in names.append(change.newValue as? String) }
         research.name = "R&D"
         ada.department = sales
         research.name = "Ignored"

@@ -121,7 +121,7 @@ import Testing
         let employee = stack.employee("Ada")
         try stack.context.save()
         var changes = 0
-        let token = employee.observe("firstName", options: [.new]) { _, _ in changes += 1 }
+        let token = try employee.observe("firstName", options: [.new]) { _, _ in changes += 1 }
         try employee.setPrimitiveValue("Grace", forKey: "firstName")
         #expect(try employee.primitiveValue(forKey: "firstName") as? String == "Grace")
         #expect(changes == 0)

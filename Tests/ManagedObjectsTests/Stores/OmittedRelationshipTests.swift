@@ -190,7 +190,7 @@ final class LazyRelationshipStore: PersistentStore, @unchecked Sendable {
         let (context, project) = try fired(id, in: coordinator)
         project.title = "Changed"
         var changedKeys: [String] = []
-        let members = project.observe("members", options: [.prior]) { _, _ in changedKeys.append("members") }
+        let members = try project.observe("members", options: [.prior]) { _, _ in changedKeys.append("members") }
         context.refresh(project, mergeChanges: true)
         #expect(changedKeys.isEmpty)
         #expect(project.hasFault(forRelationshipNamed: "members"))

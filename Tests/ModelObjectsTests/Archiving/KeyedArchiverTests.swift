@@ -328,7 +328,7 @@ func makeDepartment(employees count: Int = 3) -> Department {
         let data = try KeyedArchiver.archivedData(withRootObject: makeDepartment())
         let copy = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: Department.self, from: data))
         var seen: [String] = []
-        let token = copy.observe("employees.firstName", options: [.new]) { _, change in
+        let token = try copy.observe("employees.firstName", options: [.new]) { _, change in
             seen.append("\(change.newValue ?? "nil")")
         }
         copy.employees[0].firstName = "Changed"

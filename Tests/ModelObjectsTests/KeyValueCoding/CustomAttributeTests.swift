@@ -150,8 +150,8 @@ final class QuietClerk: ModelObject {
         let clerk = Clerk()
         clerk.salary = 10
         let log = KVOEventLog()
-        let salary = clerk.observe("salary", options: [.old, .new, .prior], changeHandler: log.handler(for: "salary"))
-        let changes = clerk.observe("salaryChanges", options: [.old, .new], changeHandler: log.handler(for: "salaryChanges"))
+        let salary = try clerk.observe("salary", options: [.old, .new, .prior], changeHandler: log.handler(for: "salary"))
+        let changes = try clerk.observe("salaryChanges", options: [.old, .new], changeHandler: log.handler(for: "salaryChanges"))
         clerk.salary = -5
         try clerk.setValue(20, forKey: "salary")
         #expect(log.entries == [
@@ -166,10 +166,10 @@ final class QuietClerk: ModelObject {
         changes.invalidate()
     }
 
-    @Test func observersSeeThePresentedValues() {
+    @Test func observersSeeThePresentedValues() throws {
         let clerk = Clerk()
         let log = KVOEventLog()
-        let token = clerk.observe("code", options: [.old, .new], changeHandler: log.handler(for: "code"))
+        let token = try clerk.observe("code", options: [.old, .new], changeHandler: log.handler(for: "code"))
         clerk.code = "x"
         #expect(log.entries == ["code setting old=nil new=X prior=false"])
         token.invalidate()
@@ -191,7 +191,7 @@ final class QuietClerk: ModelObject {
     @Test func anArrayProxyReplacesTheWholeArrayThroughTheSetter() throws {
         let clerk = Clerk()
         let log = KVOEventLog()
-        let token = clerk.observe("tags", options: [.old, .new], changeHandler: log.handler(for: "tags"))
+        let token = try clerk.observe("tags", options: [.old, .new], changeHandler: log.handler(for: "tags"))
         let tags = try clerk.mutableArrayValue(forKey: "tags")
         try tags.append("b")
         try tags.insert("c", at: 0)
@@ -223,7 +223,7 @@ final class QuietClerk: ModelObject {
     @Test func anArrayProxyCallsTheClassCollectionAccessorsOfACustomAttribute() throws {
         let roster = Roster()
         let log = KVOEventLog()
-        let token = roster.observe("names", options: [.old, .new], changeHandler: log.handler(for: "names"))
+        let token = try roster.observe("names", options: [.old, .new], changeHandler: log.handler(for: "names"))
         let names = try roster.mutableArrayValue(forKey: "names")
         try names.append("C")
         try names.insert("X", at: 0)
@@ -245,7 +245,7 @@ final class QuietClerk: ModelObject {
     @Test func aSetProxyCallsTheClassCollectionAccessorsOfACustomAttribute() throws {
         let roster = Roster()
         let log = KVOEventLog()
-        let token = roster.observe("badges", options: [.old, .new], changeHandler: log.handler(for: "badges"))
+        let token = try roster.observe("badges", options: [.old, .new], changeHandler: log.handler(for: "badges"))
         let badges = try roster.mutableSetValue(forKey: "badges")
         try badges.insert("silver")
         try badges.remove("gold")
@@ -275,7 +275,7 @@ final class QuietClerk: ModelObject {
     @Test func manualNotificationOfACustomAttributeLeavesTheSetterSilent() throws {
         let clerk = QuietClerk()
         let log = KVOEventLog()
-        let token = clerk.observe("salary", options: [.new], changeHandler: log.handler(for: "salary"))
+        let token = try clerk.observe("salary", options: [.new], changeHandler: log.handler(for: "salary"))
         clerk.salary = 5
         try clerk.setValue(-1, forKey: "salary")
         #expect(log.entries.isEmpty)

@@ -32,7 +32,7 @@ import Testing
     @Test func observersSeeTheSameChangeEitherWay() throws {
         let shelf = Shelf()
         let log = KVOEventLog()
-        let token = shelf.observe("books", options: [.old, .new], changeHandler: log.handler(for: "books"))
+        let token = try shelf.observe("books", options: [.old, .new], changeHandler: log.handler(for: "books"))
         let books = try shelf.mutableSetValue(forKey: "books")
         try books.insert("Emma")
         try books.formUnion(["Emma", "Persuasion"])

@@ -33,7 +33,7 @@ import Testing
     @Test func observersHearTheSettingsTheHooksAnnounce() throws {
         let scrapbook = Scrapbook()
         let log = KVOEventLog()
-        let token = scrapbook.observe("notes", options: [.old, .new], changeHandler: log.handler(for: "notes"))
+        let token = try scrapbook.observe("notes", options: [.old, .new], changeHandler: log.handler(for: "notes"))
         try scrapbook.mutableArrayValue(forKey: "notes").append("second")
         #expect(log.entries == ["notes setting old=[first] new=[first, second] prior=false"])
         token.invalidate()

@@ -10,31 +10,31 @@ import SampleModels
         Employee(firstName: "Ada", lastName: "Lovelace", employeeID: 1, salary: 100)
     }
 
-    @Test func typedSetNotifies() {
+    @Test func typedSetNotifies() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary", options: [.old, .new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "salary", options: [.old, .new]) }
 
         ada.salary = 150
 
         #expect(observer.entries == ["salary setting old=100.0 new=150.0 prior=false"])
     }
 
-    @Test func typedCompoundAssignmentNotifiesOnce() {
+    @Test func typedCompoundAssignmentNotifiesOnce() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary", options: [.old, .new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "salary", options: [.old, .new]) }
 
         ada.salary += 25
 
         #expect(observer.entries == ["salary setting old=100.0 new=125.0 prior=false"])
     }
 
-    @Test func typedSetOfARelationshipNotifies() {
+    @Test func typedSetOfARelationshipNotifies() throws {
         let ada = makeAda()
         let engineering = Department(name: "Engineering")
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "department", options: [.old, .new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "department", options: [.old, .new]) }
 
         ada.department = engineering
         ada.department = nil
@@ -45,10 +45,10 @@ import SampleModels
         ])
     }
 
-    @Test func settingTheSameValueStillNotifies() {
+    @Test func settingTheSameValueStillNotifies() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary", options: [.old, .new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "salary", options: [.old, .new]) }
 
         ada.salary = 100
         try? ada.setValue(100.0, forKey: "salary")
@@ -62,7 +62,7 @@ import SampleModels
     @Test func setValueForKeyNotifiesWithTheConvertedValue() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary", options: [.old, .new])
+        try ada.addObserver(observer, forKeyPath: "salary", options: [.old, .new])
 
         try ada.setValue(52_000, forKey: "salary")
 
@@ -74,7 +74,7 @@ import SampleModels
         let ada = makeAda()
         ada.age = 30
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "age", options: [.old, .new])
+        try ada.addObserver(observer, forKeyPath: "age", options: [.old, .new])
 
         try ada.setValue(nil, forKey: "age")
 
@@ -84,7 +84,7 @@ import SampleModels
     @Test func setNilValueForKeyMappingNotifiesOnce() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary", options: [.old, .new])
+        try ada.addObserver(observer, forKeyPath: "salary", options: [.old, .new])
 
         // Employee maps nil for salary to 0 with a typed set.
         try ada.setValue(nil, forKey: "salary")
@@ -92,10 +92,10 @@ import SampleModels
         #expect(observer.entries == ["salary setting old=100.0 new=0.0 prior=false"])
     }
 
-    @Test func failedSetValueForKeyDoesNotNotify() {
+    @Test func failedSetValueForKeyDoesNotNotify() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary", options: [.old, .new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "salary", options: [.old, .new]) }
 
         #expect(throws: KeyValueCodingError.self) {
             try ada.setValue("a lot", forKey: "salary")
@@ -112,8 +112,8 @@ import SampleModels
         let log = KVOEventLog()
         let departmentObserver = ChangeLog("department", log: log)
         let employeeObserver = ChangeLog("employee", log: log)
-        engineering.addObserver(departmentObserver, forKeyPath: "name", options: [.old, .new])
-        ada.addObserver(employeeObserver, forKeyPath: "department.name", options: [.old, .new])
+        try engineering.addObserver(departmentObserver, forKeyPath: "name", options: [.old, .new])
+        try ada.addObserver(employeeObserver, forKeyPath: "department.name", options: [.old, .new])
 
         try ada.setValue("R&D", forKeyPath: "department.name")
 
@@ -128,8 +128,8 @@ import SampleModels
     @Test func setValueForKeyPathThroughANilIntermediateDoesNothing() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "department.name", options: [.old, .new])
-        ada.addObserver(observer, forKeyPath: "department", options: [.old, .new])
+        try ada.addObserver(observer, forKeyPath: "department.name", options: [.old, .new])
+        try ada.addObserver(observer, forKeyPath: "department", options: [.old, .new])
 
         try ada.setValue("R&D", forKeyPath: "department.name")
 
@@ -139,7 +139,7 @@ import SampleModels
     @Test func setValueForKeyPathOfOneKeyNotifiesLikeSetValueForKey() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "employeeID", options: [.old, .new])
+        try ada.addObserver(observer, forKeyPath: "employeeID", options: [.old, .new])
 
         try ada.setValue(42, forKeyPath: "employeeID")
 
@@ -153,10 +153,10 @@ import SampleModels
         let salaryObserver = ChangeLog()
         let ageObserver = ChangeLog()
         let idObserver = ChangeLog()
-        ada.addObserver(firstNameObserver, forKeyPath: "firstName", options: [.old, .new])
-        ada.addObserver(salaryObserver, forKeyPath: "salary", options: [.old, .new])
-        ada.addObserver(ageObserver, forKeyPath: "age", options: [.old, .new])
-        ada.addObserver(idObserver, forKeyPath: "employeeID", options: [.old, .new])
+        try ada.addObserver(firstNameObserver, forKeyPath: "firstName", options: [.old, .new])
+        try ada.addObserver(salaryObserver, forKeyPath: "salary", options: [.old, .new])
+        try ada.addObserver(ageObserver, forKeyPath: "age", options: [.old, .new])
+        try ada.addObserver(idObserver, forKeyPath: "employeeID", options: [.old, .new])
 
         try ada.setValuesForKeys(["firstName": "Augusta", "salary": 300, "age": NSNull()])
 
@@ -170,17 +170,17 @@ import SampleModels
     @Test func mutableArrayProxyNotifiesAutomatically() throws {
         let engineering = Department(name: "Engineering")
         let observer = ChangeLog()
-        engineering.addObserver(observer, forKeyPath: "employees", options: [.new])
+        try engineering.addObserver(observer, forKeyPath: "employees", options: [.new])
 
         try engineering.mutableArrayValue(forKey: "employees").append(makeAda())
 
         #expect(observer.entries == ["employees insertion old=nil new=[Ada] indexes=[0] prior=false"])
     }
 
-    @Test func automaticNotificationOffSilencesTypedSets() {
+    @Test func automaticNotificationOffSilencesTypedSets() throws {
         let account = KVOAccount()
         let observer = ChangeLog()
-        account.addObserver(observer, forKeyPath: "balance", options: [.old, .new])
+        #expect(throws: Never.self) { try account.addObserver(observer, forKeyPath: "balance", options: [.old, .new]) }
 
         account.balance = 10
         account.balance += 5
@@ -192,7 +192,7 @@ import SampleModels
     @Test func automaticNotificationOffSilencesKeyValueCoding() throws {
         let account = KVOAccount()
         let observer = ChangeLog()
-        account.addObserver(observer, forKeyPath: "balance", options: [.old, .new])
+        try account.addObserver(observer, forKeyPath: "balance", options: [.old, .new])
 
         try account.setValue(10, forKey: "balance")
         try account.setValue(11, forKeyPath: "balance")
@@ -202,12 +202,12 @@ import SampleModels
         #expect(account.balance == 12)
     }
 
-    @Test func automaticNotificationOffForOneKeyLeavesTheOthers() {
+    @Test func automaticNotificationOffForOneKeyLeavesTheOthers() throws {
         let account = KVOAccount()
         let observer = ChangeLog()
-        account.addObserver(observer, forKeyPath: "balance", options: [.new])
-        account.addObserver(observer, forKeyPath: "score", options: [.new])
-        account.addObserver(observer, forKeyPath: "nickname", options: [.new])
+        #expect(throws: Never.self) { try account.addObserver(observer, forKeyPath: "balance", options: [.new]) }
+        #expect(throws: Never.self) { try account.addObserver(observer, forKeyPath: "score", options: [.new]) }
+        #expect(throws: Never.self) { try account.addObserver(observer, forKeyPath: "nickname", options: [.new]) }
 
         account.balance = 1
         account.score = 2
@@ -222,8 +222,8 @@ import SampleModels
     @Test func automaticNotificationOffSilencesCollectionProxies() throws {
         let playlist = KVOPlaylist()
         let observer = ChangeLog()
-        playlist.addObserver(observer, forKeyPath: "tracks", options: [.old, .new])
-        playlist.addObserver(observer, forKeyPath: "tags", options: [.old, .new])
+        try playlist.addObserver(observer, forKeyPath: "tracks", options: [.old, .new])
+        try playlist.addObserver(observer, forKeyPath: "tags", options: [.old, .new])
 
         try playlist.mutableArrayValue(forKey: "tracks").append("Intro")
         try playlist.mutableSetValue(forKey: "tags").insert("jazz")
@@ -234,10 +234,10 @@ import SampleModels
         #expect(playlist.tags == ["jazz"])
     }
 
-    @Test func automaticNotificationOffDoesNotSilenceManualNotification() {
+    @Test func automaticNotificationOffDoesNotSilenceManualNotification() throws {
         let account = KVOAccount()
         let observer = ChangeLog()
-        account.addObserver(observer, forKeyPath: "balance", options: [.old, .new])
+        #expect(throws: Never.self) { try account.addObserver(observer, forKeyPath: "balance", options: [.old, .new]) }
 
         account.deposit(30)
 
@@ -248,10 +248,10 @@ import SampleModels
         let ada = makeAda()
         ada.salary = 1
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary", options: [.old, .new])
+        try ada.addObserver(observer, forKeyPath: "salary", options: [.old, .new])
         try ada.removeObserver(observer, forKeyPath: "salary")
         ada.salary = 2
-        ada.addObserver(observer, forKeyPath: "salary", options: [.old, .new])
+        try ada.addObserver(observer, forKeyPath: "salary", options: [.old, .new])
 
         ada.salary = 3
 

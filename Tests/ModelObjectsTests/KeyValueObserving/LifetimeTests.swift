@@ -10,13 +10,13 @@ import SampleModels
         Employee(firstName: "Ada", lastName: "Lovelace", employeeID: 1, salary: 100)
     }
 
-    @Test func registeringDoesNotRetainTheObserver() {
+    @Test func registeringDoesNotRetainTheObserver() throws {
         let ada = makeAda()
         let log = KVOEventLog()
         weak var weakObserver: ChangeLog?
         do {
             let observer = ChangeLog(log: log)
-            ada.addObserver(observer, forKeyPath: "salary", options: [.new])
+            #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "salary", options: [.new]) }
             weakObserver = observer
         }
 
@@ -25,16 +25,16 @@ import SampleModels
         #expect(log.entries == [])
     }
 
-    @Test func deallocatedObserverIsNeverCalledAndOthersStillAre() {
+    @Test func deallocatedObserverIsNeverCalledAndOthersStillAre() throws {
         let ada = makeAda()
         let log = KVOEventLog()
         let survivor = ChangeLog("survivor", log: log)
-        ada.addObserver(survivor, forKeyPath: "salary", options: [.new])
+        #expect(throws: Never.self) { try ada.addObserver(survivor, forKeyPath: "salary", options: [.new]) }
         weak var weakObserver: ChangeLog?
         do {
             let doomed = ChangeLog("doomed", log: log)
-            ada.addObserver(doomed, forKeyPath: "salary", options: [.new])
-            ada.addObserver(doomed, forKeyPath: "fullName", options: [.new])
+            #expect(throws: Never.self) { try ada.addObserver(doomed, forKeyPath: "salary", options: [.new]) }
+            #expect(throws: Never.self) { try ada.addObserver(doomed, forKeyPath: "fullName", options: [.new]) }
             weakObserver = doomed
         }
         #expect(weakObserver == nil)
@@ -50,14 +50,14 @@ import SampleModels
         kvoKeepAlive(survivor)
     }
 
-    @Test func deallocatedObserverOfAKeyPathIsNeverCalled() {
+    @Test func deallocatedObserverOfAKeyPathIsNeverCalled() throws {
         let ada = makeAda()
         let engineering = Department(name: "Engineering")
         ada.department = engineering
         let log = KVOEventLog()
         do {
             let doomed = ChangeLog("doomed", log: log)
-            ada.addObserver(doomed, forKeyPath: "department.name", options: [.new])
+            #expect(throws: Never.self) { try ada.addObserver(doomed, forKeyPath: "department.name", options: [.new]) }
         }
 
         engineering.name = "R&D"
@@ -67,18 +67,18 @@ import SampleModels
         #expect(log.entries == [])
     }
 
-    @Test func observerDeallocatedDuringDeliveryByAnEarlierObserverIsNotCalled() {
+    @Test func observerDeallocatedDuringDeliveryByAnEarlierObserverIsNotCalled() throws {
         let ada = makeAda()
         let log = KVOEventLog()
         let holder = KVOHolder<ChangeLog>(ChangeLog("victim", log: log))
         weak let weakVictim = holder.object
         // The victim registers first, so it would be told last.
         if let victim = holder.object {
-            ada.addObserver(victim, forKeyPath: "salary", options: [.new])
+            #expect(throws: Never.self) { try ada.addObserver(victim, forKeyPath: "salary", options: [.new]) }
         }
         let releaser = ChangeLog("releaser", log: log)
         releaser.onChange = { _, _, _, _ in holder.release() }
-        ada.addObserver(releaser, forKeyPath: "salary", options: [.new])
+        #expect(throws: Never.self) { try ada.addObserver(releaser, forKeyPath: "salary", options: [.new]) }
 
         ada.salary = 1
         ada.salary = 2
@@ -91,10 +91,10 @@ import SampleModels
         kvoKeepAlive(releaser)
     }
 
-    @Test func releasingTheTokenEndsTheObservation() {
+    @Test func releasingTheTokenEndsTheObservation() throws {
         let ada = makeAda()
         let log = KVOEventLog()
-        var token: KeyValueObservation? = ada.observe("salary", options: [.new], changeHandler: log.handler(for: "salary"))
+        var token: KeyValueObservation? = try ada.observe("salary", options: [.new], changeHandler: log.handler(for: "salary"))
         weak let weakToken = token
 
         ada.salary = 1
@@ -105,10 +105,10 @@ import SampleModels
         #expect(log.entries == ["salary setting old=nil new=1.0 prior=false"])
     }
 
-    @Test func invalidatingTheTokenEndsTheObservation() {
+    @Test func invalidatingTheTokenEndsTheObservation() throws {
         let ada = makeAda()
         let log = KVOEventLog()
-        let token = ada.observe("salary", options: [.new], changeHandler: log.handler(for: "salary"))
+        let token = try ada.observe("salary", options: [.new], changeHandler: log.handler(for: "salary"))
 
         #expect(token.isValid)
         ada.salary = 1
@@ -120,12 +120,12 @@ import SampleModels
         #expect(log.entries == ["salary setting old=nil new=1.0 prior=false"])
     }
 
-    @Test func invalidatingAKeyPathTokenStopsIntermediateNotifications() {
+    @Test func invalidatingAKeyPathTokenStopsIntermediateNotifications() throws {
         let ada = makeAda()
         let engineering = Department(name: "Engineering")
         ada.department = engineering
         let log = KVOEventLog()
-        let token = ada.observe("department.name", options: [.new], changeHandler: log.handler(for: "department.name"))
+        let token = try ada.observe("department.name", options: [.new], changeHandler: log.handler(for: "department.name"))
 
         token.invalidate()
         engineering.name = "R&D"
@@ -149,7 +149,7 @@ import SampleModels
         #expect(recorded.changes.map(\.newValue) == [1])
     }
 
-    @Test func noRetainCycleAmongObjectObserverAndToken() {
+    @Test func noRetainCycleAmongObjectObserverAndToken() throws {
         weak var weakEmployee: Employee?
         weak var weakObserver: ChangeLog?
         weak var weakToken: KeyValueObservation?
@@ -157,8 +157,8 @@ import SampleModels
         do {
             let ada = makeAda()
             let observer = ChangeLog(log: log)
-            ada.addObserver(observer, forKeyPath: "fullName", options: [.old, .new])
-            let token = ada.observe("salary", options: [.new], changeHandler: log.handler(for: "salary"))
+            #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "fullName", options: [.old, .new]) }
+            let token = try ada.observe("salary", options: [.new], changeHandler: log.handler(for: "salary"))
             weakEmployee = ada
             weakObserver = observer
             weakToken = token
@@ -172,13 +172,13 @@ import SampleModels
         #expect(weakToken == nil)
     }
 
-    @Test func noRetainCycleWhenTheHandlerUsesItsObjectArgument() {
+    @Test func noRetainCycleWhenTheHandlerUsesItsObjectArgument() throws {
         weak var weakEmployee: Employee?
         weak var weakToken: KeyValueObservation?
         var salaries: [Double] = []
         do {
             let ada = makeAda()
-            let token = ada.observe("salary") { object, _ in
+            let token = try ada.observe("salary") { object, _ in
                 salaries.append((object as? Employee)?.salary ?? -1)
             }
             weakEmployee = ada
@@ -192,7 +192,7 @@ import SampleModels
         #expect(weakToken == nil)
     }
 
-    @Test func noRetainCycleThroughKeyPathObservations() {
+    @Test func noRetainCycleThroughKeyPathObservations() throws {
         weak var weakEmployee: Employee?
         weak var weakDepartment: Department?
         weak var weakObserver: ChangeLog?
@@ -203,8 +203,8 @@ import SampleModels
             ada.department = engineering
             engineering.employees = [ada]
             let observer = ChangeLog(log: log)
-            ada.addObserver(observer, forKeyPath: "department.name", options: [.new])
-            engineering.addObserver(observer, forKeyPath: "totalSalary", options: [.new])
+            #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "department.name", options: [.new]) }
+            #expect(throws: Never.self) { try engineering.addObserver(observer, forKeyPath: "totalSalary", options: [.new]) }
             engineering.name = "R&D"
             ada.salary = 7
             weakEmployee = ada
@@ -224,13 +224,13 @@ import SampleModels
         #expect(weakObserver == nil)
     }
 
-    @Test func observedObjectDeinitRunsWhileObserved() {
+    @Test func observedObjectDeinitRunsWhileObserved() throws {
         var deinitCount = 0
         let observer = ChangeLog()
         do {
             let probe = KVODeinitProbe()
             probe.onDeinit = { deinitCount += 1 }
-            probe.addObserver(observer, forKeyPath: "value", options: [.new])
+            #expect(throws: Never.self) { try probe.addObserver(observer, forKeyPath: "value", options: [.new]) }
             probe.value = 1
         }
 
@@ -238,13 +238,13 @@ import SampleModels
         #expect(observer.entries == ["value setting old=nil new=1 prior=false"])
     }
 
-    @Test func tokenOutlivingItsObjectIsHarmless() {
+    @Test func tokenOutlivingItsObjectIsHarmless() throws {
         let log = KVOEventLog()
         var token: KeyValueObservation?
         weak var weakProbe: KVODeinitProbe?
         do {
             let probe = KVODeinitProbe()
-            token = probe.observe("value", options: [.new], changeHandler: log.handler(for: "value"))
+            token = try probe.observe("value", options: [.new], changeHandler: log.handler(for: "value"))
             probe.value = 3
             weakProbe = probe
         }
@@ -256,7 +256,7 @@ import SampleModels
         #expect(log.entries == ["value setting old=nil new=3 prior=false"])
     }
 
-    @Test func intermediateObjectDeallocatedWhileObservedIsHarmless() {
+    @Test func intermediateObjectDeallocatedWhileObservedIsHarmless() throws {
         let ada = makeAda()
         let observer = ChangeLog()
         weak var weakDepartment: Department?
@@ -265,7 +265,7 @@ import SampleModels
             ada.department = temporary
             weakDepartment = temporary
         }
-        ada.addObserver(observer, forKeyPath: "department.name", options: [.old, .new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "department.name", options: [.old, .new]) }
 
         ada.department = nil
         #expect(weakDepartment == nil)
@@ -285,9 +285,9 @@ import SampleModels
         let ada = makeAda()
         do {
             let probe = KVODeinitProbe()
-            probe.addObserver(observer, forKeyPath: "value")
+            try probe.addObserver(observer, forKeyPath: "value")
         }
-        ada.addObserver(observer, forKeyPath: "salary", options: [.new])
+        try ada.addObserver(observer, forKeyPath: "salary", options: [.new])
 
         try ada.removeObserver(observer, forKeyPath: "salary")
         ada.salary = 3

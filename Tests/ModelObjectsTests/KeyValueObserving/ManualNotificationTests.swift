@@ -6,10 +6,10 @@ import SampleModels
 /// willChangeValue(forKey:)/didChangeValue(forKey:) called by hand: pairing, nesting and
 /// registrations that happen between them.
 @Suite struct ManualNotificationTests {
-    @Test func manualPairDeliversOldValueFromWillAndNewValueFromDid() {
+    @Test func manualPairDeliversOldValueFromWillAndNewValueFromDid() throws {
         let account = KVOAccount()
         let observer = ChangeLog()
-        account.addObserver(observer, forKeyPath: "balance", options: [.old, .new])
+        #expect(throws: Never.self) { try account.addObserver(observer, forKeyPath: "balance", options: [.old, .new]) }
 
         account.deposit(25)
         account.deposit(5)
@@ -20,10 +20,10 @@ import SampleModels
         ])
     }
 
-    @Test func manualPairSendsThePriorNotificationAtWill() {
+    @Test func manualPairSendsThePriorNotificationAtWill() throws {
         let account = KVOAccount()
         let observer = ChangeLog()
-        account.addObserver(observer, forKeyPath: "balance", options: [.prior, .old, .new])
+        #expect(throws: Never.self) { try account.addObserver(observer, forKeyPath: "balance", options: [.prior, .old, .new]) }
 
         account.willChangeValue(forKey: "balance")
         #expect(observer.entries == ["balance setting old=0 new=nil prior=true"])
@@ -36,10 +36,10 @@ import SampleModels
         ])
     }
 
-    @Test func manualPairWithoutAChangeStillNotifies() {
+    @Test func manualPairWithoutAChangeStillNotifies() throws {
         let ada = Employee(firstName: "Ada", lastName: "Lovelace", employeeID: 1, salary: 100)
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary", options: [.old, .new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "salary", options: [.old, .new]) }
 
         ada.willChangeValue(forKey: "salary")
         ada.didChangeValue(forKey: "salary")
@@ -47,11 +47,11 @@ import SampleModels
         #expect(observer.entries == ["salary setting old=100.0 new=100.0 prior=false"])
     }
 
-    @Test func nestedWillWillDidDidForOneKeyDeliversTwoNotificationsInnerFirst() {
+    @Test func nestedWillWillDidDidForOneKeyDeliversTwoNotificationsInnerFirst() throws {
         let account = KVOAccount()
         account.balance = 1
         let observer = ChangeLog()
-        account.addObserver(observer, forKeyPath: "balance", options: [.old, .new])
+        #expect(throws: Never.self) { try account.addObserver(observer, forKeyPath: "balance", options: [.old, .new]) }
 
         account.willChangeValue(forKey: "balance")
         account.balance = 2
@@ -67,11 +67,11 @@ import SampleModels
         ])
     }
 
-    @Test func nestedWillWillDidDidWithPriorSendsTwoPriorNotifications() {
+    @Test func nestedWillWillDidDidWithPriorSendsTwoPriorNotifications() throws {
         let account = KVOAccount()
         account.balance = 1
         let observer = ChangeLog()
-        account.addObserver(observer, forKeyPath: "balance", options: [.prior, .old, .new])
+        #expect(throws: Never.self) { try account.addObserver(observer, forKeyPath: "balance", options: [.prior, .old, .new]) }
 
         account.willChangeValue(forKey: "balance")
         account.balance = 2
@@ -89,17 +89,17 @@ import SampleModels
         ])
     }
 
-    @Test func observerAddedBetweenNestedWillsHearsOnlyTheInnerPair() {
+    @Test func observerAddedBetweenNestedWillsHearsOnlyTheInnerPair() throws {
         let account = KVOAccount()
         account.balance = 1
         let log = KVOEventLog()
         let early = ChangeLog("early", log: log)
         let late = ChangeLog("late", log: log)
-        account.addObserver(early, forKeyPath: "balance", options: [.old, .new])
+        #expect(throws: Never.self) { try account.addObserver(early, forKeyPath: "balance", options: [.old, .new]) }
 
         account.willChangeValue(forKey: "balance")
         account.balance = 2
-        account.addObserver(late, forKeyPath: "balance", options: [.old, .new])
+        #expect(throws: Never.self) { try account.addObserver(late, forKeyPath: "balance", options: [.old, .new]) }
         account.willChangeValue(forKey: "balance")
         account.balance = 3
         account.didChangeValue(forKey: "balance")
@@ -113,11 +113,11 @@ import SampleModels
         kvoKeepAlive(early, late)
     }
 
-    @Test func nestedPairsForTwoKeysAreDeliveredPairByPair() {
+    @Test func nestedPairsForTwoKeysAreDeliveredPairByPair() throws {
         let account = KVOAccount()
         let observer = ChangeLog()
-        account.addObserver(observer, forKeyPath: "balance", options: [.prior, .old, .new])
-        account.addObserver(observer, forKeyPath: "score", options: [.prior, .old, .new])
+        #expect(throws: Never.self) { try account.addObserver(observer, forKeyPath: "balance", options: [.prior, .old, .new]) }
+        #expect(throws: Never.self) { try account.addObserver(observer, forKeyPath: "score", options: [.prior, .old, .new]) }
 
         account.willChangeValue(forKey: "balance")
         account.willChangeValue(forKey: "score")
@@ -137,11 +137,11 @@ import SampleModels
         ])
     }
 
-    @Test func interleavedPairsForTwoKeysMatchByKey() {
+    @Test func interleavedPairsForTwoKeysMatchByKey() throws {
         let account = KVOAccount()
         let observer = ChangeLog()
-        account.addObserver(observer, forKeyPath: "balance", options: [.old, .new])
-        account.addObserver(observer, forKeyPath: "name", options: [.old, .new])
+        #expect(throws: Never.self) { try account.addObserver(observer, forKeyPath: "balance", options: [.old, .new]) }
+        #expect(throws: Never.self) { try account.addObserver(observer, forKeyPath: "name", options: [.old, .new]) }
 
         account.willChangeValue(forKey: "balance")
         account.willChangeValue(forKey: "name")
@@ -155,11 +155,11 @@ import SampleModels
         ])
     }
 
-    @Test func setterNotifyingManuallyWhileAutomaticIsOnNotifiesTwice() {
+    @Test func setterNotifyingManuallyWhileAutomaticIsOnNotifiesTwice() throws {
         let account = KVOAccount()
         account.score = 1
         let observer = ChangeLog()
-        account.addObserver(observer, forKeyPath: "score", options: [.old, .new])
+        #expect(throws: Never.self) { try account.addObserver(observer, forKeyPath: "score", options: [.old, .new]) }
 
         account.setScoreNotifyingManually(2)
 
@@ -169,11 +169,11 @@ import SampleModels
         ])
     }
 
-    @Test func setterNotifyingManuallyWhileAutomaticIsOnSendsTwoPriorNotifications() {
+    @Test func setterNotifyingManuallyWhileAutomaticIsOnSendsTwoPriorNotifications() throws {
         let account = KVOAccount()
         account.score = 1
         let observer = ChangeLog()
-        account.addObserver(observer, forKeyPath: "score", options: [.prior, .old])
+        #expect(throws: Never.self) { try account.addObserver(observer, forKeyPath: "score", options: [.prior, .old]) }
 
         account.setScoreNotifyingManually(2)
 
@@ -185,12 +185,12 @@ import SampleModels
         ])
     }
 
-    @Test func didWhoseWillCameBeforeAnyRegistrationDeliversNothing() {
+    @Test func didWhoseWillCameBeforeAnyRegistrationDeliversNothing() throws {
         let account = KVOAccount()
         let observer = ChangeLog()
 
         account.willChangeValue(forKey: "balance")
-        account.addObserver(observer, forKeyPath: "balance", options: [.old, .new])
+        #expect(throws: Never.self) { try account.addObserver(observer, forKeyPath: "balance", options: [.old, .new]) }
         account.balance = 5
         account.didChangeValue(forKey: "balance")
 
@@ -201,15 +201,15 @@ import SampleModels
         #expect(observer.entries == ["balance setting old=5 new=6 prior=false"])
     }
 
-    @Test func didWhoseWillCameBeforeThisRegistrationDeliversNothingWhileOthersObserve() {
+    @Test func didWhoseWillCameBeforeThisRegistrationDeliversNothingWhileOthersObserve() throws {
         let account = KVOAccount()
         let log = KVOEventLog()
         let early = ChangeLog("early", log: log)
         let late = ChangeLog("late", log: log)
-        account.addObserver(early, forKeyPath: "balance", options: [.old, .new])
+        #expect(throws: Never.self) { try account.addObserver(early, forKeyPath: "balance", options: [.old, .new]) }
 
         account.willChangeValue(forKey: "balance")
-        account.addObserver(late, forKeyPath: "balance", options: [.old, .new])
+        #expect(throws: Never.self) { try account.addObserver(late, forKeyPath: "balance", options: [.old, .new]) }
         account.balance = 5
         account.didChangeValue(forKey: "balance")
 
@@ -217,14 +217,14 @@ import SampleModels
         kvoKeepAlive(early, late)
     }
 
-    @Test func strayWillBeforeRegistrationDoesNotDisturbLaterPairs() {
+    @Test func strayWillBeforeRegistrationDoesNotDisturbLaterPairs() throws {
         let account = KVOAccount()
         let other = ChangeLog()
-        account.addObserver(other, forKeyPath: "name")
+        #expect(throws: Never.self) { try account.addObserver(other, forKeyPath: "name") }
         let observer = ChangeLog()
 
         account.willChangeValue(forKey: "balance")
-        account.addObserver(observer, forKeyPath: "balance", options: [.old, .new])
+        #expect(throws: Never.self) { try account.addObserver(observer, forKeyPath: "balance", options: [.old, .new]) }
         account.deposit(3)
         account.didChangeValue(forKey: "balance")
 
@@ -232,20 +232,20 @@ import SampleModels
         #expect(other.entries == [])
     }
 
-    @Test func unmatchedDidDeliversNothing() {
+    @Test func unmatchedDidDeliversNothing() throws {
         let account = KVOAccount()
         let observer = ChangeLog()
-        account.addObserver(observer, forKeyPath: "balance", options: [.old, .new])
+        #expect(throws: Never.self) { try account.addObserver(observer, forKeyPath: "balance", options: [.old, .new]) }
 
         account.didChangeValue(forKey: "balance")
 
         #expect(observer.entries == [])
     }
 
-    @Test func manualNotificationOfAKeyNotifiesItsDependents() {
+    @Test func manualNotificationOfAKeyNotifiesItsDependents() throws {
         let ada = Employee(firstName: "Ada", lastName: "Lovelace", employeeID: 1, salary: 100)
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "fullName", options: [.old, .new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "fullName", options: [.old, .new]) }
 
         ada.willChangeValue(forKey: "lastName")
         ada.didChangeValue(forKey: "lastName")

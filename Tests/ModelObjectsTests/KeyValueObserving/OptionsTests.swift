@@ -9,40 +9,40 @@ import SampleModels
         Employee(firstName: "Ada", lastName: "Lovelace", employeeID: 1, salary: 100)
     }
 
-    @Test func noOptionsDeliverNeitherOldNorNew() {
+    @Test func noOptionsDeliverNeitherOldNorNew() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary")
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "salary") }
 
         ada.salary = 200
 
         #expect(observer.entries == ["salary setting old=nil new=nil prior=false"])
     }
 
-    @Test func newOptionDeliversOnlyTheNewValue() {
+    @Test func newOptionDeliversOnlyTheNewValue() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary", options: .new)
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "salary", options: .new) }
 
         ada.salary = 200
 
         #expect(observer.entries == ["salary setting old=nil new=200.0 prior=false"])
     }
 
-    @Test func oldOptionDeliversOnlyTheOldValue() {
+    @Test func oldOptionDeliversOnlyTheOldValue() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary", options: .old)
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "salary", options: .old) }
 
         ada.salary = 200
 
         #expect(observer.entries == ["salary setting old=100.0 new=nil prior=false"])
     }
 
-    @Test func oldAndNewOptionsDeliverBothValuesForEachChange() {
+    @Test func oldAndNewOptionsDeliverBothValuesForEachChange() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "lastName", options: [.old, .new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "lastName", options: [.old, .new]) }
 
         ada.lastName = "King"
         ada.lastName = "Byron"
@@ -53,10 +53,10 @@ import SampleModels
         ])
     }
 
-    @Test func nilValuesOfOptionalPropertiesAreDeliveredAsNil() {
+    @Test func nilValuesOfOptionalPropertiesAreDeliveredAsNil() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "age", options: [.old, .new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "age", options: [.old, .new]) }
 
         ada.age = 36
         ada.age = nil
@@ -70,21 +70,21 @@ import SampleModels
         #expect(observer.changes.last.map { $0.newValue == nil } == true)
     }
 
-    @Test func initialOptionNotifiesOnceBeforeAddObserverReturns() {
+    @Test func initialOptionNotifiesOnceBeforeAddObserverReturns() throws {
         let ada = makeAda()
         let observer = ChangeLog()
 
-        ada.addObserver(observer, forKeyPath: "salary", options: [.initial, .new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "salary", options: [.initial, .new]) }
 
         #expect(observer.entries == ["salary setting old=nil new=100.0 prior=false"])
         #expect(observer.objects == [ObjectIdentifier(ada)])
     }
 
-    @Test func initialNotificationNeverCarriesAnOldValue() {
+    @Test func initialNotificationNeverCarriesAnOldValue() throws {
         let ada = makeAda()
         let observer = ChangeLog()
 
-        ada.addObserver(observer, forKeyPath: "salary", options: [.initial, .old, .new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "salary", options: [.initial, .old, .new]) }
         ada.salary = 200
 
         #expect(observer.entries == [
@@ -93,88 +93,88 @@ import SampleModels
         ])
     }
 
-    @Test func initialWithoutNewCarriesNoValue() {
+    @Test func initialWithoutNewCarriesNoValue() throws {
         let ada = makeAda()
         let observer = ChangeLog()
 
-        ada.addObserver(observer, forKeyPath: "salary", options: [.initial])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "salary", options: [.initial]) }
 
         #expect(observer.entries == ["salary setting old=nil new=nil prior=false"])
     }
 
-    @Test func initialPassesTheRegistrationContext() {
+    @Test func initialPassesTheRegistrationContext() throws {
         let ada = makeAda()
         let observer = ChangeLog()
 
-        ada.addObserver(observer, forKeyPath: "salary", options: [.initial], context: KVOContext.third)
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "salary", options: [.initial], context: KVOContext.third) }
 
         #expect(observer.contexts == [KVOContext.third])
     }
 
-    @Test func initialForAToManyKeyIsASettingOfTheWholeCollection() {
+    @Test func initialForAToManyKeyIsASettingOfTheWholeCollection() throws {
         let engineering = Department(name: "Engineering")
         let ada = makeAda()
         let grace = Employee(firstName: "Grace", lastName: "Hopper", employeeID: 2, salary: 200)
         engineering.employees = [ada, grace]
         let observer = ChangeLog()
 
-        engineering.addObserver(observer, forKeyPath: "employees", options: [.initial, .new])
+        #expect(throws: Never.self) { try engineering.addObserver(observer, forKeyPath: "employees", options: [.initial, .new]) }
 
         #expect(observer.entries == ["employees setting old=nil new=[Ada, Grace] prior=false"])
     }
 
-    @Test func initialForAKeyPathEvaluatesTheWholePath() {
+    @Test func initialForAKeyPathEvaluatesTheWholePath() throws {
         let ada = makeAda()
         ada.department = Department(name: "Engineering")
         let observer = ChangeLog()
 
-        ada.addObserver(observer, forKeyPath: "department.name", options: [.initial, .new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "department.name", options: [.initial, .new]) }
 
         #expect(observer.entries == ["department.name setting old=nil new=Engineering prior=false"])
     }
 
-    @Test func initialForAKeyPathWithANilIntermediateDeliversNil() {
+    @Test func initialForAKeyPathWithANilIntermediateDeliversNil() throws {
         let ada = makeAda()
         let observer = ChangeLog()
 
-        ada.addObserver(observer, forKeyPath: "department.name", options: [.initial, .new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "department.name", options: [.initial, .new]) }
 
         #expect(observer.entries == ["department.name setting old=nil new=nil prior=false"])
     }
 
-    @Test func initialIsSentForKeysThatDoNotNotifyAutomatically() {
+    @Test func initialIsSentForKeysThatDoNotNotifyAutomatically() throws {
         let account = KVOAccount()
         account.balance = 10
         let observer = ChangeLog()
 
-        account.addObserver(observer, forKeyPath: "balance", options: [.initial, .new])
+        #expect(throws: Never.self) { try account.addObserver(observer, forKeyPath: "balance", options: [.initial, .new]) }
 
         #expect(observer.entries == ["balance setting old=nil new=10 prior=false"])
     }
 
-    @Test func initialForADerivedKeyDeliversItsComputedValue() {
+    @Test func initialForADerivedKeyDeliversItsComputedValue() throws {
         let ada = makeAda()
         let observer = ChangeLog()
 
-        ada.addObserver(observer, forKeyPath: "fullName", options: [.initial, .new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "fullName", options: [.initial, .new]) }
 
         #expect(observer.entries == ["fullName setting old=nil new=Ada Lovelace prior=false"])
     }
 
-    @Test func initialHandlerIsCalledBeforeObserveReturns() {
+    @Test func initialHandlerIsCalledBeforeObserveReturns() throws {
         let ada = makeAda()
         let log = KVOEventLog()
 
-        let token = ada.observe("salary", options: [.initial, .new], changeHandler: log.handler(for: "salary"))
+        let token = try ada.observe("salary", options: [.initial, .new], changeHandler: log.handler(for: "salary"))
         defer { token.invalidate() }
 
         #expect(log.entries == ["salary setting old=nil new=100.0 prior=false"])
     }
 
-    @Test func priorOptionSendsANotificationBeforeTheChangeWithoutANewValue() {
+    @Test func priorOptionSendsANotificationBeforeTheChangeWithoutANewValue() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary", options: [.prior, .old, .new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "salary", options: [.prior, .old, .new]) }
 
         ada.salary = 200
 
@@ -184,14 +184,14 @@ import SampleModels
         ])
     }
 
-    @Test func priorNotificationHappensBeforeTheValueChanges() {
+    @Test func priorNotificationHappensBeforeTheValueChanges() throws {
         let ada = makeAda()
         let observer = ChangeLog()
         var salariesSeen: [Double] = []
         observer.onChange = { _, _, object, _ in
             salariesSeen.append((object as? Employee)?.salary ?? -1)
         }
-        ada.addObserver(observer, forKeyPath: "salary", options: [.prior])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "salary", options: [.prior]) }
 
         ada.salary = 200
 
@@ -199,10 +199,10 @@ import SampleModels
         #expect(observer.changes.map(\.isPrior) == [true, false])
     }
 
-    @Test func priorWithoutOldCarriesNoValues() {
+    @Test func priorWithoutOldCarriesNoValues() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary", options: [.prior, .new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "salary", options: [.prior, .new]) }
 
         ada.salary = 200
 
@@ -212,10 +212,10 @@ import SampleModels
         ])
     }
 
-    @Test func priorOldValueOfANilOptionalIsNil() {
+    @Test func priorOldValueOfANilOptionalIsNil() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "age", options: [.prior, .old, .new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "age", options: [.prior, .old, .new]) }
 
         ada.age = 40
 
@@ -229,7 +229,7 @@ import SampleModels
         let engineering = Department(name: "Engineering")
         let ada = makeAda()
         let observer = ChangeLog()
-        engineering.addObserver(observer, forKeyPath: "employees", options: [.prior, .old, .new])
+        try engineering.addObserver(observer, forKeyPath: "employees", options: [.prior, .old, .new])
 
         try engineering.mutableArrayValue(forKey: "employees").insert(ada, at: 0)
 
@@ -245,7 +245,7 @@ import SampleModels
         let grace = Employee(firstName: "Grace", lastName: "Hopper", employeeID: 2, salary: 200)
         engineering.employees = [ada, grace]
         let observer = ChangeLog()
-        engineering.addObserver(observer, forKeyPath: "employees", options: [.prior, .old, .new])
+        try engineering.addObserver(observer, forKeyPath: "employees", options: [.prior, .old, .new])
 
         try engineering.mutableArrayValue(forKey: "employees").remove(at: 1)
 
@@ -259,7 +259,7 @@ import SampleModels
         let team = KVOTeam()
         let ada = makeAda()
         let observer = ChangeLog()
-        team.addObserver(observer, forKeyPath: "members", options: [.prior, .old, .new])
+        try team.addObserver(observer, forKeyPath: "members", options: [.prior, .old, .new])
 
         try team.mutableSetValue(forKey: "members").insert(ada)
 
@@ -269,11 +269,11 @@ import SampleModels
         ])
     }
 
-    @Test func allOptionsTogether() {
+    @Test func allOptionsTogether() throws {
         let ada = makeAda()
         let observer = ChangeLog()
 
-        ada.addObserver(observer, forKeyPath: "firstName", options: [.initial, .prior, .old, .new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "firstName", options: [.initial, .prior, .old, .new]) }
         ada.firstName = "Augusta"
 
         #expect(observer.entries == [

@@ -250,10 +250,10 @@ import SampleModels
         #expect(error?.className.hasSuffix("Employee") == true)
     }
 
-    @Test func removingForAnotherKeyPathThrowsAndKeepsTheRegistration() {
+    @Test func removingForAnotherKeyPathThrowsAndKeepsTheRegistration() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary", options: [.new])
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "salary", options: [.new]) }
 
         let error = #expect(throws: KeyValueObservingError.self) {
             try ada.removeObserver(observer, forKeyPath: "firstName")
@@ -268,7 +268,7 @@ import SampleModels
     @Test func removingTwiceThrowsTheSecondTime() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary")
+        try ada.addObserver(observer, forKeyPath: "salary")
 
         try ada.removeObserver(observer, forKeyPath: "salary")
         let error = #expect(throws: KeyValueObservingError.self) {
@@ -278,11 +278,11 @@ import SampleModels
         #expect(error?.code == .observerNotRegistered)
     }
 
-    @Test func removingFromAnotherObjectThrows() {
+    @Test func removingFromAnotherObjectThrows() throws {
         let ada = makeAda()
         let grace = Employee(firstName: "Grace", lastName: "Hopper", employeeID: 2, salary: 200)
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary")
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "salary") }
 
         #expect(throws: KeyValueObservingError.self) {
             try grace.removeObserver(observer, forKeyPath: "salary")
@@ -312,9 +312,9 @@ import SampleModels
     @Test func removalByContextRemovesOnlyTheMatchingRegistration() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary", options: [.new], context: KVOContext.first)
-        ada.addObserver(observer, forKeyPath: "salary", options: [.new], context: KVOContext.second)
-        ada.addObserver(observer, forKeyPath: "salary", options: [.new], context: KVOContext.third)
+        try ada.addObserver(observer, forKeyPath: "salary", options: [.new], context: KVOContext.first)
+        try ada.addObserver(observer, forKeyPath: "salary", options: [.new], context: KVOContext.second)
+        try ada.addObserver(observer, forKeyPath: "salary", options: [.new], context: KVOContext.third)
 
         try ada.removeObserver(observer, forKeyPath: "salary", context: KVOContext.second)
         ada.salary = 1
@@ -329,8 +329,8 @@ import SampleModels
     @Test func removalByContextOfTwinRegistrationsRemovesOneAtATime() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary", options: [.new], context: KVOContext.first)
-        ada.addObserver(observer, forKeyPath: "salary", options: [.new], context: KVOContext.first)
+        try ada.addObserver(observer, forKeyPath: "salary", options: [.new], context: KVOContext.first)
+        try ada.addObserver(observer, forKeyPath: "salary", options: [.new], context: KVOContext.first)
 
         try ada.removeObserver(observer, forKeyPath: "salary", context: KVOContext.first)
         ada.salary = 1
@@ -346,8 +346,8 @@ import SampleModels
     @Test func removalByContextOfTheFirstRegistrationKeepsTheLater() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary", options: [.old], context: KVOContext.first)
-        ada.addObserver(observer, forKeyPath: "salary", options: [.new], context: KVOContext.second)
+        try ada.addObserver(observer, forKeyPath: "salary", options: [.old], context: KVOContext.first)
+        try ada.addObserver(observer, forKeyPath: "salary", options: [.new], context: KVOContext.second)
 
         try ada.removeObserver(observer, forKeyPath: "salary", context: KVOContext.first)
         ada.salary = 1
@@ -356,10 +356,10 @@ import SampleModels
         #expect(observer.entries == ["salary setting old=nil new=1.0 prior=false"])
     }
 
-    @Test func removalByAnUnknownContextThrowsAndRemovesNothing() {
+    @Test func removalByAnUnknownContextThrowsAndRemovesNothing() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary", options: [.new], context: KVOContext.first)
+        #expect(throws: Never.self) { try ada.addObserver(observer, forKeyPath: "salary", options: [.new], context: KVOContext.first) }
 
         let error = #expect(throws: KeyValueObservingError.self) {
             try ada.removeObserver(observer, forKeyPath: "salary", context: KVOContext.second)
@@ -373,8 +373,8 @@ import SampleModels
     @Test func removalByNilContextMatchesOnlyANilContextRegistration() throws {
         let ada = makeAda()
         let observer = ChangeLog()
-        ada.addObserver(observer, forKeyPath: "salary", options: [.new], context: nil)
-        ada.addObserver(observer, forKeyPath: "salary", options: [.new], context: KVOContext.first)
+        try ada.addObserver(observer, forKeyPath: "salary", options: [.new], context: nil)
+        try ada.addObserver(observer, forKeyPath: "salary", options: [.new], context: KVOContext.first)
 
         try ada.removeObserver(observer, forKeyPath: "salary", context: nil)
         ada.salary = 1
@@ -387,8 +387,8 @@ import SampleModels
         let log = KVOEventLog()
         let one = ChangeLog("one", log: log)
         let two = ChangeLog("two", log: log)
-        ada.addObserver(one, forKeyPath: "salary", options: [.new], context: KVOContext.first)
-        ada.addObserver(two, forKeyPath: "salary", options: [.new], context: KVOContext.first)
+        try ada.addObserver(one, forKeyPath: "salary", options: [.new], context: KVOContext.first)
+        try ada.addObserver(two, forKeyPath: "salary", options: [.new], context: KVOContext.first)
 
         try ada.removeObserver(one, forKeyPath: "salary", context: KVOContext.first)
         ada.salary = 1

@@ -80,9 +80,9 @@ final class RecordingEmployee: Employee {
     private var tokens: [KeyValueObservation] = []
 
     /// Starts recording changes of every declared stored key.
-    func startRecording() {
+    func startRecording() throws {
         for key in attributeKeys + relationshipKeys {
-            tokens.append(observe(key) { [unowned self] _, _ in self.keysSet.append(key) })
+            try tokens.append(observe(key) { [unowned self] _, _ in self.keysSet.append(key) })
         }
     }
 }
