@@ -83,7 +83,7 @@ extension SQLiteStore {
                 guard let key = row.key(at: 0) else {
                     throw PersistenceError(
                         .operationFailed,
-                        message: "a row of \(table) holds \(Self.describeKey(row.value(at: 0))) in Z_PK, which is not a positive integer", sql: sql)
+                        message: "a row of \(table) holds \(Self.describeStoredValue(row.value(at: 0))) in Z_PK, which is not a positive integer", sql: sql)
                 }
                 let entity: EntityDescription
                 if let onlyEntity {

@@ -21,7 +21,7 @@ extension SQLiteStore {
                             throw PersistenceError(
                                 .saveFailed,
                                 message: "the primary-key counter of \(mapping.rootEntityName) in Z_PRIMARYKEY is damaged "
-                                    + "(\(Self.describeKey(row.value(at: 0))))")
+                                    + "(\(Self.describeStoredValue(row.value(at: 0))))")
                         }
                     }
                 try connection.cachedStatement("UPDATE \"Z_PRIMARYKEY\" SET \"Z_MAX\" = \"Z_MAX\" + ? WHERE \"Z_ENT\" = ?")
@@ -428,8 +428,8 @@ extension SQLiteStore {
             guard let owner = row.key(at: 0), let key = row.key(at: 1) else {
                 throw PersistenceError(
                     .operationFailed,
-                    message: "a to-many relationship reads \(Self.describeKey(row.value(at: 1))) related to "
-                        + "\(Self.describeKey(row.value(at: 0))), which are not both primary keys",
+                    message: "a to-many relationship reads \(Self.describeStoredValue(row.value(at: 1))) related to "
+                        + "\(Self.describeStoredValue(row.value(at: 0))), which are not both primary keys",
                     sql: sql)
             }
             let name = row.text(at: 2)
@@ -467,7 +467,7 @@ extension SQLiteStore {
     ) throws -> StoreRecord {
         guard let key = row.key(at: 0) else {
             throw PersistenceError(
-                .operationFailed, message: "a row of \(table) holds \(Self.describeKey(row.value(at: 0))) in Z_PK, which is not a positive integer",
+                .operationFailed, message: "a row of \(table) holds \(Self.describeStoredValue(row.value(at: 0))) in Z_PK, which is not a positive integer",
                 sql: row.sql)
         }
         let name = row.text(at: 1), version = row.int64(at: 2)
@@ -529,7 +529,7 @@ extension SQLiteStore {
                 guard let targetKey = row.key(at: position) else {
                     throw PersistenceError(
                         .operationFailed,
-                        message: "the record \(key) of \(entity.name) in \(table) holds \(Self.describeKey(row.value(at: position))) in "
+                        message: "the record \(key) of \(entity.name) in \(table) holds \(Self.describeStoredValue(row.value(at: position))) in "
                             + "\(entity.name).\(entity.properties[index].name), which is not a primary key of \(destination.name)",
                         objectID: recordID(), sql: row.sql)
                 }
@@ -541,17 +541,6 @@ extension SQLiteStore {
         return StoreRecord(
             objectID: ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, primaryKey: key)),
             version: version, values: values)
-    }
-
-    /// A value read where a primary key belongs, for an error message: short, whatever it holds.
-    static func describeKey(_ value: SQLiteValue) -> String {
-        switch value {
-        case .null: "NULL"
-        case .integer(let integer): "the integer \(integer)"
-        case .real(let real): "the real \(real)"
-        case .text(let text): "the text \"\(text.prefix(40))\(text.count > 40 ? "…" : "")\""
-        case .blob(let data): "a blob of \(data.count) bytes"
-        }
     }
 
     /// A column's value as an attribute's type; nil when the column holds something the store
@@ -654,7 +643,7 @@ extension SQLiteStore {
             key: property.name, sql: row.sql)
     }
 
-    /// A stored value for a message: short, whatever it holds.
+    /// A stored value (or a key) for a message: short, whatever it holds.
     static func describeStoredValue(_ value: SQLiteValue) -> String {
         switch value {
         case .null: "NULL"
