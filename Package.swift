@@ -12,7 +12,7 @@ let package = Package(
     targets: [
         .target(name: "ModelObjects"),
         // The system SQLite (libsqlite3-dev on Debian and Ubuntu; part of macOS), used only by
-        // Sources/ManagedObjects/SQLite/.
+        // Sources/ManagedObjects/CInterop/SQLite/.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .target(name: "ManagedObjects", dependencies: ["ModelObjects", "CSQLite"]),
         .target(name: "SampleModels", dependencies: ["ModelObjects", "ManagedObjects"]),
