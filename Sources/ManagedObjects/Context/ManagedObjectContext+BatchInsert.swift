@@ -13,10 +13,10 @@ extension ManagedObjectContext {
     /// and the undo manager does not record the insert: fetch the IDs to work with them.
     ///
     /// - Throws: ``ModelError/Code/unknownEntity`` for an unknown or abstract entity;
-    ///   ``KeyValueCodingError/Code/undefinedKey`` for a key that is not a stored property,
-    ///   ``KeyValueCodingError/Code/typeMismatch`` for a value the property cannot hold;
-    ///   ``ValidationError`` for values the model's constraints reject (every failure, in one
-    ///   ``ValidationError/Code/multipleErrors`` when there are several);
+    ///   `KeyValueCodingError/Code/undefinedKey` for a key that is not a stored property,
+    ///   `KeyValueCodingError/Code/typeMismatch` for a value the property cannot hold;
+    ///   `ValidationError` for values the model's constraints reject (every failure, in one
+    ///   `ValidationError/Code/multipleErrors` when there are several);
     ///   ``PersistenceError/Code/objectNotFound`` for a related record that is not saved or no
     ///   longer exists; ``PersistenceError/Code/saveFailed`` for a to-many relationship or a
     ///   one-to-one relationship with an inverse (set those through managed objects);

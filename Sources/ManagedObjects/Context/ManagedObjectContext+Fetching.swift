@@ -12,7 +12,7 @@ extension ManagedObjectContext {
     /// - Throws: ``ModelError/Code/unknownEntity`` for an unknown entity name;
     ///   ``ModelError/Code/entityClassMismatch`` when no object of the entity (or of its
     ///   subentities the request includes) can be an `Object`;
-    ///   ``KeyValuePredicateError`` or ``KeyValueCodingError`` from evaluating the predicate or
+    ///   `KeyValuePredicateError` or `KeyValueCodingError` from evaluating the predicate or
     ///   sorting in memory; ``PersistenceError`` from the store.
     /// - Returns: The objects, as `Object`s; objects of subentities whose class is not an
     ///   `Object` are left out.
@@ -49,7 +49,7 @@ extension ManagedObjectContext {
     /// one dictionary per object; nil values are left out, as Core Data does. With
     /// ``FetchRequest/includesPendingChanges`` false, attributes read as last saved.
     ///
-    /// - Throws: What ``fetch(_:)`` throws, and ``KeyValueCodingError/Code/undefinedKey`` for a
+    /// - Throws: What ``fetch(_:)`` throws, and `KeyValueCodingError/Code/undefinedKey` for a
     ///   property the entity does not have.
     ///
     /// Corresponds to a fetch with `resultType` `.dictionaryResultType` and `propertiesToFetch`.

@@ -13,7 +13,7 @@ extension ManagedObjectContext {
     /// After the write: objects get their permanent IDs, `didSave()` runs on each, deleted
     /// objects leave the context, and ``didSaveNotification`` is posted.
     ///
-    /// - Throws: ``ValidationError`` (one failure, or ``ValidationError/Code/multipleErrors``
+    /// - Throws: `ValidationError` (one failure, or `ValidationError/Code/multipleErrors`
     ///   with every failure); ``PersistenceError/Code/mergeConflict`` under the error merge
     ///   policy; ``PersistenceError/Code/noPersistentStore``; what the store throws;
     ///   ``PersistenceError/Code/operationFailed`` when a relationship's IDs could not be read

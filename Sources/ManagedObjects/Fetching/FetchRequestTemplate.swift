@@ -60,7 +60,7 @@ public struct FetchRequestTemplate: Hashable, Sendable {
 
     /// A fetch request with the template's entity, predicate and settings.
     ///
-    /// - Throws: ``KeyValuePredicateError`` when the predicate format does not parse.
+    /// - Throws: `KeyValuePredicateError` when the predicate format does not parse.
     ///
     /// Corresponds to Core Data's `fetchRequestTemplate(forName:)` (a copy of the stored request).
     public func fetchRequest<Object: ManagedObject>(as type: Object.Type = ManagedObject.self) throws -> FetchRequest<Object> {

@@ -7,7 +7,7 @@ import ModelObjects
 extension ManagedObject {
     /// The modeled property named `key`.
     ///
-    /// - Throws: ``KeyValueCodingError/Code/undefinedKey``.
+    /// - Throws: `KeyValueCodingError/Code/undefinedKey`.
     final func modeledProperty(forKey key: String) throws -> PropertyDescription {
         guard let property = entity.propertiesByName[key] else {
             throw KeyValueCodingError(
@@ -21,7 +21,7 @@ extension ManagedObject {
     /// to-one relationships as objects of the destination entity, to-many relationships as a set
     /// (or an array, for ordered ones) of such objects.
     ///
-    /// - Throws: ``KeyValueCodingError/Code/typeMismatch``.
+    /// - Throws: `KeyValueCodingError/Code/typeMismatch`.
     final func storedValue(_ value: Any?, for property: PropertyDescription) throws -> Any? {
         guard let value, !isNull(value) else { return nil }
         if let attribute = property as? AttributeDescription {
@@ -56,7 +56,7 @@ extension ManagedObject {
 
     /// `value` as an object the relationship may hold.
     ///
-    /// - Throws: ``KeyValueCodingError/Code/typeMismatch`` for a value that is not a managed
+    /// - Throws: `KeyValueCodingError/Code/typeMismatch` for a value that is not a managed
     ///   object of the destination entity; ``PersistenceError/Code/objectInWrongContext`` for an
     ///   object of another context.
     final func relatedObject(_ value: Any, for relationship: RelationshipDescription) throws -> ManagedObject {

@@ -8,7 +8,7 @@ import Synchronization
 extension ManagedObject {
     /// Checks `value` against the model's constraints for `property`.
     ///
-    /// - Throws: ``ValidationError`` with the code of the first constraint it breaks.
+    /// - Throws: `ValidationError` with the code of the first constraint it breaks.
     final func validateModelConstraints(of property: PropertyDescription, value: Any?) throws {
         try Self.checkModelConstraints(of: property, value: value, entityName: entity.name, object: self)
     }
@@ -16,7 +16,7 @@ extension ManagedObject {
     /// Checks `value` against the model's constraints for `property` of an entity named
     /// `entityName`; `object` is named in the error when there is one.
     ///
-    /// - Throws: ``ValidationError`` with the code of the first constraint it breaks.
+    /// - Throws: `ValidationError` with the code of the first constraint it breaks.
     static func checkModelConstraints(of property: PropertyDescription, value: Any?, entityName: String, object: AnyObject?) throws {
         let key = property.name
         func failure(_ code: ValidationError.Code, _ message: String) -> ValidationError {
@@ -95,7 +95,7 @@ extension ManagedObject {
         }
     }
 
-    /// Runs ``ModelObject/validateValue(_:forKey:)`` on every modeled persistent property and
+    /// Runs `ModelObject/validateValue(_:forKey:)` on every modeled persistent property and
     /// the class's declared properties, collecting every failure.
     final func validateAllModeledProperties() throws {
         var errors: [any Error] = []

@@ -17,7 +17,7 @@ import ModelObjects
 /// try employee.value(forKey: "firstName")           // the same storage, by key
 /// ```
 /// Or use it directly: an entity with no custom class is fully usable by key
-/// (``ModelObject/value(forKey:)``, ``ModelObject/setValue(_:forKey:)``, `mutableSetValue`).
+/// (`ModelObject/value(forKey:)`, `ModelObject/setValue(_:forKey:)`, `mutableSetValue`).
 ///
 /// Modeled values live in the object's internal storage; key-value coding reads and writes it
 /// for every modeled key the class does not declare itself. Changes made through the managed
@@ -112,7 +112,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     }
 
     /// Creates an object of the entity the model gives this class, in no context; used by the
-    /// key-value coding machinery (``ModelObject/copy()``).
+    /// key-value coding machinery (`ModelObject/copy()`).
     public required init() {
         entity = Self.entity()
         objectID = .temporary(for: entity)
@@ -193,7 +193,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// object's fault if needed. Override it, with ``setPrimitiveValue(_:forKey:)``, to keep a
     /// property in your own stored property (the guide's custom primitive accessors).
     ///
-    /// - Throws: ``KeyValueCodingError/Code/undefinedKey`` for a key the entity does not model;
+    /// - Throws: `KeyValueCodingError/Code/undefinedKey` for a key the entity does not model;
     ///   ``PersistenceError/Code/objectNotFound`` when the fault's record is gone, or when a
     ///   to-many relationship not loaded yet has no context to load it from; what the store
     ///   throws when it cannot read the relationship.
@@ -218,8 +218,8 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// Sets the value of a modeled property without notifications, change recording or inverse
     /// maintenance, converting it to the attribute's type without loss.
     ///
-    /// - Throws: ``KeyValueCodingError/Code/undefinedKey`` for a key the entity does not model,
-    ///   ``KeyValueCodingError/Code/typeMismatch`` for a value of the wrong type (nothing
+    /// - Throws: `KeyValueCodingError/Code/undefinedKey` for a key the entity does not model,
+    ///   `KeyValueCodingError/Code/typeMismatch` for a value of the wrong type (nothing
     ///   changes).
     ///
     /// Corresponds to `-[NSManagedObject setPrimitiveValue:forKey:]`.
@@ -235,7 +235,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// Reads a modeled property the class does not declare itself, with access notifications
     /// (firing the fault); other keys throw.
     ///
-    /// - Throws: ``KeyValueCodingError/Code/undefinedKey``, or
+    /// - Throws: `KeyValueCodingError/Code/undefinedKey`, or
     ///   ``PersistenceError/Code/objectNotFound`` for a fault whose record is gone.
     open override func value(forUndefinedKey key: String) throws -> Any? {
         guard entity.propertiesByName[key] != nil else { return try super.value(forUndefinedKey: key) }
@@ -252,8 +252,8 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// with a collection relates those objects and unrelates the rest. Nil is accepted for every
     /// property; a mandatory one fails validation when saved.
     ///
-    /// - Throws: ``KeyValueCodingError/Code/typeMismatch`` (nothing changes),
-    ///   ``KeyValueCodingError/Code/undefinedKey``; ``PersistenceError/Code/objectNotFound``
+    /// - Throws: `KeyValueCodingError/Code/typeMismatch` (nothing changes),
+    ///   `KeyValueCodingError/Code/undefinedKey`; ``PersistenceError/Code/objectNotFound``
     ///   (nothing changes) when the object is a fault whose record is gone, or when the value
     ///   relates it to such a fault; what the store throws when it cannot read one.
     open override func setValue(_ value: Any?, forUndefinedKey key: String) throws {
@@ -302,7 +302,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// value, bounds, lengths, the regular expression, relationship counts), then runs the
     /// class's own validator.
     ///
-    /// - Throws: ``ValidationError`` with Core Data's code for the constraint.
+    /// - Throws: `ValidationError` with Core Data's code for the constraint.
     ///
     /// Corresponds to `-[NSManagedObject validateValue:forKey:error:]`.
     open override func validateValue(_ value: inout Any?, forKey key: String) throws {
@@ -316,7 +316,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
 
     /// Validates every property before the object's first save.
     ///
-    /// - Throws: ``ValidationError``, every failure (``ValidationError/Code/multipleErrors``).
+    /// - Throws: `ValidationError`, every failure (`ValidationError/Code/multipleErrors`).
     ///
     /// Corresponds to `-[NSManagedObject validateForInsert:]`.
     open override func validateForInsert() throws {
@@ -325,7 +325,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
 
     /// Validates every property before a save of changes.
     ///
-    /// - Throws: ``ValidationError``, every failure (``ValidationError/Code/multipleErrors``).
+    /// - Throws: `ValidationError`, every failure (`ValidationError/Code/multipleErrors`).
     ///
     /// Corresponds to `-[NSManagedObject validateForUpdate:]`.
     open override func validateForUpdate() throws {
@@ -334,7 +334,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
 
     /// Checks the delete rules: a deny relationship with related objects fails.
     ///
-    /// - Throws: ``ValidationError`` with ``ValidationError/Code/relationshipDeniedDelete``.
+    /// - Throws: `ValidationError` with `ValidationError/Code/relationshipDeniedDelete`.
     ///
     /// Corresponds to `-[NSManagedObject validateForDelete:]`.
     open override func validateForDelete() throws {

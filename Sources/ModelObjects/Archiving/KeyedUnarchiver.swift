@@ -9,7 +9,7 @@ import Synchronization
 /// ```
 ///
 /// Model objects are found by the class name in the archive: a name mapped with
-/// ``setClass(_:forClassName:)`` (on the unarchiver or for all unarchivers), or else the
+/// ``setClass(_:forClassName:)-type.method`` (on the unarchiver or for all unarchivers), or else the
 /// module-qualified Swift name of a ``ModelObject`` subclass. Foundation's value classes
 /// (`NSString`, `NSNumber`, `NSDate`, `NSData`, `NSUUID`, `NSURL`, `NSDecimalNumber`, `NSNull`,
 /// `NSValue` geometry, `NSArray`, `NSSet`, `NSOrderedSet`, `NSDictionary` and their mutable

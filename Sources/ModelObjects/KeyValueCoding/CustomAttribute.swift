@@ -67,6 +67,7 @@ public struct CustomAttribute<Object: ModelObject, Value>: PropertyStorage {
     /// its accessors; each is optional.
     ///
     /// - Parameters:
+    ///   - wrappedValue: The initial value, stored as is.
     ///   - get: Returns the value the property presents, given the stored value.
     ///   - set: Returns the value to store, given the proposed value.
     ///   - didSet: Runs after a set, with the value stored before.

@@ -64,7 +64,7 @@ extension KeyValuePredicate {
 
     /// The elements of `sequence` for which the predicate is true, in order.
     ///
-    /// - Throws: What ``evaluate(with:substitutionVariables:)`` throws for the first element
+    /// - Throws: What ``evaluate(with:substitutionVariables:)-(Any?,_)`` throws for the first element
     ///   that fails.
     /// - Complexity: O(*n*) evaluations.
     public func filter<S: Sequence>(_ sequence: S, substitutionVariables: [String: Any?] = [:]) throws -> [S.Element] {
@@ -84,7 +84,7 @@ extension Array {
     /// let smiths = try employees.filtered(using: KeyValuePredicate(format: "lastName == %@", "Smith"))
     /// ```
     ///
-    /// - Throws: What ``KeyValuePredicate/evaluate(with:substitutionVariables:)`` throws for the
+    /// - Throws: What ``KeyValuePredicate/evaluate(with:substitutionVariables:)-(Any?,_)`` throws for the
     ///   first element that fails.
     /// - Complexity: O(*n*) evaluations.
     ///
@@ -95,7 +95,7 @@ extension Array {
 
     /// Removes the elements for which `predicate` is false.
     ///
-    /// - Throws: What ``KeyValuePredicate/evaluate(with:substitutionVariables:)`` throws; the
+    /// - Throws: What ``KeyValuePredicate/evaluate(with:substitutionVariables:)-(Any?,_)`` throws; the
     ///   array is then left unchanged.
     ///
     /// Corresponds to Cocoa's `-[NSMutableArray filterUsingPredicate:]`.
@@ -107,7 +107,7 @@ extension Array {
 extension Set {
     /// The elements for which `predicate` is true.
     ///
-    /// - Throws: What ``KeyValuePredicate/evaluate(with:substitutionVariables:)`` throws for the
+    /// - Throws: What ``KeyValuePredicate/evaluate(with:substitutionVariables:)-(Any?,_)`` throws for the
     ///   first element that fails.
     /// - Complexity: O(*n*) evaluations.
     ///
@@ -125,7 +125,7 @@ extension Set {
 extension KeyValueExpression {
     /// The value of the expression for an object: what a comparison compares.
     ///
-    /// - Throws: What ``KeyValuePredicate/evaluate(with:substitutionVariables:)`` throws.
+    /// - Throws: What ``KeyValuePredicate/evaluate(with:substitutionVariables:)-(Any?,_)`` throws.
     ///
     /// Corresponds to Cocoa's `-[NSExpression expressionValueWithObject:context:]`.
     public func value(with object: Any?, substitutionVariables: [String: Any?] = [:]) throws -> Any? {
@@ -253,7 +253,7 @@ func readKeyPath(_ path: String, of target: Any?) throws -> Any? {
 extension KeyValuePredicate.Comparison {
     /// Evaluates the comparison with an object.
     ///
-    /// - Throws: What ``KeyValuePredicate/evaluate(with:substitutionVariables:)`` throws.
+    /// - Throws: What ``KeyValuePredicate/evaluate(with:substitutionVariables:)-(Any?,_)`` throws.
     ///
     /// Corresponds to Cocoa's `-[NSPredicate evaluateWithObject:]` on an `NSComparisonPredicate`.
     public func evaluate(with object: Any?, substitutionVariables: [String: Any?] = [:]) throws -> Bool {
@@ -285,7 +285,7 @@ extension KeyValuePredicate.Comparison {
     /// Evaluates a comparison without modifier whose right side is a constant, with `leftValue`
     /// as the value of its left side: for a store that read that value itself (a column).
     ///
-    /// - Throws: What ``evaluate(with:substitutionVariables:)`` throws for the same values.
+    /// - Throws: What ``evaluate(with:substitutionVariables:)-(Any?,_)`` throws for the same values.
     package func evaluate(leftValue: Any?) throws -> Bool {
         var budget = EvaluationBudget()
         return try compare(leftValue, try rightExpression.value(.value(nil), [:], &budget))

@@ -2,7 +2,7 @@ import Foundation
 
 extension SQLiteStore {
     /// Writes a save in one transaction (`BEGIN IMMEDIATE` … `COMMIT`): the primary-key
-    /// counters for the keys ``saveKeys(for:count:)`` handed out, deleted rows, inserted rows,
+    /// counters for the keys `saveKeys(for:count:)` handed out, deleted rows, inserted rows,
     /// updated rows, then join-table rows and positions of ordered relationships.
     ///
     /// Before writing, it checks inside the transaction that every updated or deleted record
@@ -12,7 +12,7 @@ extension SQLiteStore {
     ///
     /// - Throws: ``PersistenceError/Code/mergeConflict`` with the records another writer
     ///   changed; `SaveKeysTaken` (internal, handled by the saving context) when another writer reserved keys handed out by
-    ///   ``saveKeys(for:count:)`` since; ``PersistenceError/Code/saveFailed`` with the failing SQL when SQLite refuses
+    ///   `saveKeys(for:count:)` since; ``PersistenceError/Code/saveFailed`` with the failing SQL when SQLite refuses
     ///   a statement. Nothing is written then.
     public func apply(_ changes: SaveChanges) throws {
         try withConnection(.saveFailed) { state in
