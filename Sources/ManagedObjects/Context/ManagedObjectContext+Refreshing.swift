@@ -41,6 +41,10 @@ extension ManagedObjectContext {
     }
 
     func turnIntoFault(_ object: ManagedObject) {
+        // Observation trackings hear a possible change of every key: the next read loads the
+        // store's values, which other contexts may have changed.
+        object.observationWillChangeAllKeys()
+        defer { object.observationDidChangeAllKeys() }
         object.willTurnIntoFault()
         relationshipReadFailures[ObjectIdentifier(object)] = nil
         if object.isUpdated { updated.remove(object) }
@@ -118,6 +122,8 @@ extension ManagedObjectContext {
     /// Corresponds to `-[NSManagedObjectContext reset]`.
     public func reset() {
         for object in registered.values {
+            object.observationWillChangeAllKeys()
+            defer { object.observationDidChangeAllKeys() }
             object.context = nil
             // The objects are invalid from now on, as in Core Data: their values go back to the
             // entity's initial ones, which also lets objects that held each other be freed.

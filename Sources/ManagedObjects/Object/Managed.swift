@@ -61,6 +61,7 @@ public struct Managed<Value>: ManagedStorage {
         get {
             var index = object[keyPath: storageKeyPath].index
             if index < 0 { index = resolveIndex(in: object, storage: storageKeyPath) }
+            if object.propertyTable.tracksObservationAccess { object.trackObservationAccess(at: index, keyPath: wrappedKeyPath) }
             return managedValue(in: object, at: index)
         }
         set {
@@ -136,6 +137,14 @@ extension ManagedObject {
         guard !bindings.isEmpty, MemoryLayout<Managed<Int>>.size == MemoryLayout<Int>.size else { return }
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
         for binding in bindings { (base + binding.offset).storeBytes(of: binding.index, as: Int.self) }
+    }
+
+    /// Registers a typed read of the property at `index` with the current Observation tracking
+    /// scope, if there is one.
+    @usableFromInline
+    final func trackObservationAccess<Object: ManagedObject, Value>(at index: Int, keyPath: KeyPath<Object, Value>) {
+        guard Self.isObservationTrackingActive, entity.properties.indices.contains(index) else { return }
+        trackObservationAccess(forKey: entity.properties[index].name, keyPath: keyPath)
     }
 
     /// Sets a modeled property from a typed accessor: converts, announces and records.

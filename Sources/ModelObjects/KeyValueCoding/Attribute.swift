@@ -40,7 +40,13 @@ public struct Attribute<Value>: StoredPropertyStorage {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Attribute>
     ) -> Value {
-        get { object[keyPath: storageKeyPath].storedValue }
+        get {
+            if object.propertyTable.tracksObservationAccess {
+                object.trackObservationAccess(
+                    atOffset: ModelObject.storageOffset(of: storageKeyPath, in: object), keyPath: wrappedKeyPath)
+            }
+            return object[keyPath: storageKeyPath].storedValue
+        }
         set {
             if object.observationState == nil {
                 object[keyPath: storageKeyPath].storedValue = newValue

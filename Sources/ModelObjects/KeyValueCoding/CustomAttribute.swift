@@ -102,6 +102,10 @@ public struct CustomAttribute<Object: ModelObject, Value>: PropertyStorage {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, CustomAttribute>
     ) -> Value {
         get {
+            if object.propertyTable.tracksObservationAccess {
+                object.trackObservationAccess(
+                    atOffset: ModelObject.storageOffset(of: storageKeyPath, in: object), keyPath: wrappedKeyPath)
+            }
             let stored = object[keyPath: storageKeyPath].storedValue
             // While a typed key path is mapped to its key, no accessor runs.
             guard let getter = object[keyPath: storageKeyPath].getter, !object.isProbingKeyPaths else { return stored }

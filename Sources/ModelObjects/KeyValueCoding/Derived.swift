@@ -47,6 +47,10 @@ public struct Derived<Object: ModelObject, Value>: PropertyStorage {
                 object.recordDerivedProbe(
                     at: ModelObject.storageOffset(of: storageKeyPath, in: object), wrappedKeyPath: wrappedKeyPath)
             }
+            if object.propertyTable.tracksObservationAccess {
+                object.trackObservationAccess(
+                    atOffset: ModelObject.storageOffset(of: storageKeyPath, in: object), keyPath: wrappedKeyPath)
+            }
             return object[keyPath: storageKeyPath].compute(object)
         }
     }

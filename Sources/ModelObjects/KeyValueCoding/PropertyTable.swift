@@ -198,6 +198,7 @@ package final class PropertyDescriptor: Sendable {
 ///
 /// The table is immutable once built and shared by every instance of the class, which holds a
 /// reference to it so that key lookups take no lock.
+@usableFromInline
 package final class PropertyTable: Sendable {
     /// Every declared key, superclass keys first, each class's in declaration order.
     package let descriptors: [PropertyDescriptor]
@@ -211,9 +212,14 @@ package final class PropertyTable: Sendable {
     /// notifications go to the tracker too.
     package let tracksChanges: Bool
 
-    private init(descriptors: [PropertyDescriptor], tracksChanges: Bool) {
+    /// The class's ``ModelObject/tracksObservationAccess``: whether typed getters look for an
+    /// Observation tracking scope.
+    @usableFromInline package let tracksObservationAccess: Bool
+
+    private init(descriptors: [PropertyDescriptor], tracksChanges: Bool, tracksObservationAccess: Bool) {
         self.descriptors = descriptors
         self.tracksChanges = tracksChanges
+        self.tracksObservationAccess = tracksObservationAccess
         keyIndex = KeyIndex(keys: descriptors.map(\.key))
         unmanagedDescriptors = descriptors.map { Unmanaged.passUnretained($0) }
     }
@@ -316,7 +322,9 @@ package final class PropertyTable: Sendable {
             descriptors.append(PropertyDescriptor(key: key, offset: offset, storage: storage))
             return true
         }
-        return PropertyTable(descriptors: descriptors, tracksChanges: type is any ChangeTrackingObject.Type)
+        return PropertyTable(
+            descriptors: descriptors, tracksChanges: type is any ChangeTrackingObject.Type,
+            tracksObservationAccess: type.tracksObservationAccess)
     }
 }
 

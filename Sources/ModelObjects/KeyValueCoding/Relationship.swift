@@ -39,7 +39,13 @@ public struct Relationship<Value: RelationshipValue>: StoredPropertyStorage {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Relationship>
     ) -> Value {
-        get { object[keyPath: storageKeyPath].storedValue }
+        get {
+            if object.propertyTable.tracksObservationAccess {
+                object.trackObservationAccess(
+                    atOffset: ModelObject.storageOffset(of: storageKeyPath, in: object), keyPath: wrappedKeyPath)
+            }
+            return object[keyPath: storageKeyPath].storedValue
+        }
         set {
             if object.observationState == nil {
                 object[keyPath: storageKeyPath].storedValue = newValue

@@ -60,6 +60,10 @@ package final class ObservationState {
     @exclusivity(unchecked) private var pendingRecords: [Record] = []
     @exclusivity(unchecked) private var pendingFrames: [PendingFrame] = []
 
+    /// The Observation framework's registrar and tracked keys; nil until a tracking scope reads
+    /// the object. Set once, under the object's state lock, by the thread that owns the object.
+    @exclusivity(unchecked) var trackedKeys: ObservationTrackedKeys?
+
     /// Set when this state is a probe that maps a typed key path to its key.
     private(set) var isProbe = false
     /// The key the probe saw being written or read.
@@ -82,9 +86,11 @@ package final class ObservationState {
         probedKeyPath = keyPath
     }
 
-    /// True when nothing observes the object.
+    /// True when nothing observes the object: no key-value observer and no tracking scope ever
+    /// read it (trackings installed with the registrar cannot be counted, so a tracked object
+    /// keeps its state).
     var isEmpty: Bool {
-        lock.withLock { registry.subscriptionLists.isEmpty && registry.registrations.isEmpty }
+        trackedKeys == nil && lock.withLock { registry.subscriptionLists.isEmpty && registry.registrations.isEmpty }
     }
 
     // MARK: Registry
@@ -157,10 +163,18 @@ package final class ObservationState {
         _ object: ModelObject, key: String, descriptor knownDescriptor: PropertyDescriptor?, _ body: () throws -> Void
     ) rethrows -> Bool {
         guard let snapshot = lock.withLock({ registry.snapshot(forKey: key) }) else {
+            guard let trackedKeys else {
+                try body()
+                return true
+            }
+            trackedKeys.willSet(object, key: key)
+            defer { trackedKeys.didSet(object, key: key) }
             try body()
             return true
         }
         guard !snapshot.summary.contains(.needsRecords) else { return false }
+        trackedKeys?.willSet(object, key: key)
+        defer { trackedKeys?.didSet(object, key: key) }
         // The snapshot holds the observations strongly for the whole change, so the code below
         // borrows them (`borrowedObservation`) without reference counting, even when an observer
         // invalidates another observation.
@@ -268,6 +282,7 @@ package final class ObservationState {
     /// Announces a change of `key`: takes the old values, sends prior notifications in
     /// registration order, and keeps the records for the matching ``didChange(_:key:)``.
     func willChange(_ object: ModelObject, key: String, change: PendingChangeKind) {
+        trackedKeys?.willSet(object, key: key)
         let interested = subscriptions(forKey: key)
         let start = pendingRecords.count
         if !interested.isEmpty {
@@ -345,8 +360,13 @@ package final class ObservationState {
     }
 
     /// Delivers the notifications of the most recent unmatched `will` for `key`, in reverse
-    /// registration order, with the new values read now.
+    /// registration order, with the new values read now; then tells the key's trackings.
     func didChange(_ object: ModelObject, key: String) {
+        deliverDidChange(object, key: key)
+        trackedKeys?.didSet(object, key: key)
+    }
+
+    private func deliverDidChange(_ object: ModelObject, key: String) {
         guard let frameIndex = pendingFrames.lastIndex(where: { $0.key == key }) else { return }
         let frame = pendingFrames.remove(at: frameIndex)
         let end = frameIndex < pendingFrames.count ? pendingFrames[frameIndex].start : pendingRecords.count
@@ -451,6 +471,22 @@ extension ModelObject {
     ) -> Observation? {
         Self.observationStateLock.withLock {
             observationState?.registration(by: observer, keyPath: keyPath, context: context)
+        }
+    }
+
+    /// The object's Observation registrar and tracked keys, made on first use; nil while a
+    /// key-path probe is installed.
+    func observationTrackedKeysCreatingIfNeeded() -> ObservationTrackedKeys? {
+        if let state = observationState {
+            if state.isProbe { return nil }
+            if let trackedKeys = state.trackedKeys { return trackedKeys }
+        }
+        return Self.observationStateLock.withLock {
+            let state = observationStateCreatingIfNeeded()
+            if let trackedKeys = state.trackedKeys { return trackedKeys }
+            let trackedKeys = ObservationTrackedKeys()
+            state.trackedKeys = trackedKeys
+            return trackedKeys
         }
     }
 

@@ -28,7 +28,7 @@ import Foundation
 /// A model object and its graph belong to one isolation domain: the class is not `Sendable`.
 open class ModelObject: Hashable, CustomStringConvertible {
     /// The keys of this object's class; shared by all its instances.
-    package final let propertyTable: PropertyTable
+    @usableFromInline package final let propertyTable: PropertyTable
 
     /// Observers of this object and pending changes; nil while nobody observes it, which is what
     /// keeps a typed set as cheap as a plain stored property.
@@ -310,6 +310,32 @@ open class ModelObject: Hashable, CustomStringConvertible {
         propertyTable.recordDependencies(from: self)
         coder.objectDidBeginDecoding(self)
         try coder.decodeDeclaredProperties(of: self)
+    }
+
+    // MARK: - Observation hooks
+
+    /// Whether reading this class's declared properties inside the Observation framework's
+    /// `withObservationTracking` registers them, so that the tracking hears their changes.
+    /// False by default: override it to return true in the classes views observe (or in a base
+    /// class of your models).
+    ///
+    /// ```swift
+    /// final class Employee: ModelObject {
+    ///     override class var tracksObservationAccess: Bool { true }
+    ///     @Attribute var salary = 0.0
+    /// }
+    /// withObservationTracking { _ = employee.salary } onChange: { print("salary changed") }
+    /// ```
+    ///
+    /// Observation finds its tracking scope in a thread-local value that only a registrar's
+    /// `access` reaches, which costs what an `@Observable` getter costs (about 20 times a plain
+    /// stored property); a class that answers false keeps its typed getters at the cost of a
+    /// stored property. Read once per class, when its first instance is made.
+    ///
+    /// Corresponds to the `@Observable` macro's access tracking, which every `@Observable` class
+    /// pays on every read.
+    open class var tracksObservationAccess: Bool {
+        false
     }
 
     // MARK: - Key-value observing hooks

@@ -1,0 +1,151 @@
+import Observation
+import Synchronization
+
+/// The Observation framework's side of one object: its registrar and the keys read inside a
+/// `withObservationTracking` scope, each with the registrar key paths it was read under.
+///
+/// An object has one only once a tracking scope has read it, so that sets of other objects
+/// never reach a registrar. Touched only by the thread that owns the object (its reads and
+/// changes), like the changes in flight of ``ObservationState``.
+final class ObservationTrackedKeys {
+    /// One tracked key and the key paths trackings registered it under: the property's own
+    /// (`\Employee.salary`, from a typed accessor) and a synthesized one for reads by string
+    /// key (a ``Derived`` key's dependencies). A change of the key goes to all of them.
+    private struct Entry {
+        let key: String
+        var paths: [any ObservationKeyPath]
+    }
+
+    let registrar = ObservationRegistrar()
+    @exclusivity(unchecked) private var entries: [Entry] = []
+
+    /// Registers a read of `key` under `path` with the current tracking scope.
+    func access(_ object: ModelObject, key: String, path: some ObservationKeyPath) {
+        if let index = entries.firstIndex(where: { $0.key == key }) {
+            if !entries[index].paths.contains(where: { $0.anyKeyPath == path.anyKeyPath }) {
+                entries[index].paths.append(path)
+            }
+        } else {
+            entries.append(Entry(key: key, paths: [path]))
+        }
+        path.access(registrar, object)
+    }
+
+    /// Tells the trackings of `key` that it is about to change; nothing for a key never tracked.
+    func willSet(_ object: ModelObject, key: String) {
+        for entry in entries where entry.key == key {
+            for path in entry.paths { path.willSet(registrar, object) }
+        }
+    }
+
+    /// Tells the trackings of `key` that it changed.
+    func didSet(_ object: ModelObject, key: String) {
+        for entry in entries where entry.key == key {
+            for path in entry.paths { path.didSet(registrar, object) }
+        }
+    }
+
+    /// Tells every tracking of the object that all its keys are about to change.
+    func willSetAll(_ object: ModelObject) {
+        for entry in entries {
+            for path in entry.paths { path.willSet(registrar, object) }
+        }
+    }
+
+    /// Tells every tracking of the object that all its keys changed.
+    func didSetAll(_ object: ModelObject) {
+        for entry in entries {
+            for path in entry.paths { path.didSet(registrar, object) }
+        }
+    }
+}
+
+/// A registrar key path whose root and value types are known to it, so that code holding only
+/// the object and the key can call the registrar's generic methods.
+protocol ObservationKeyPath {
+    var anyKeyPath: AnyKeyPath { get }
+    func access(_ registrar: ObservationRegistrar, _ object: ModelObject)
+    func willSet(_ registrar: ObservationRegistrar, _ object: ModelObject)
+    func didSet(_ registrar: ObservationRegistrar, _ object: ModelObject)
+}
+
+/// A property's own key path, rooted at its declaring class (the object is an instance of it).
+struct TypedObservationKeyPath<Object: ModelObject, Value>: ObservationKeyPath {
+    let keyPath: KeyPath<Object, Value>
+
+    var anyKeyPath: AnyKeyPath { keyPath }
+
+    func access(_ registrar: ObservationRegistrar, _ object: ModelObject) {
+        registrar.access(unsafeDowncast(object, to: Object.self), keyPath: keyPath)
+    }
+
+    func willSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {
+        registrar.willSet(unsafeDowncast(object, to: Object.self), keyPath: keyPath)
+    }
+
+    func didSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {
+        registrar.didSet(unsafeDowncast(object, to: Object.self), keyPath: keyPath)
+    }
+}
+
+/// The key path of a key read by string, `\ModelObject.[observedKey: "salary"]`: key paths
+/// with a subscript argument are equal when their arguments are, so each key has one.
+struct KeyedObservationKeyPath: ObservationKeyPath {
+    let keyPath: KeyPath<ModelObject, Int>
+
+    init(key: String) {
+        keyPath = \ModelObject.[observedKey: key]
+    }
+
+    var anyKeyPath: AnyKeyPath { keyPath }
+
+    func access(_ registrar: ObservationRegistrar, _ object: ModelObject) {
+        registrar.access(object, keyPath: keyPath)
+    }
+
+    func willSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {
+        registrar.willSet(object, keyPath: keyPath)
+    }
+
+    func didSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {
+        registrar.didSet(object, keyPath: keyPath)
+    }
+}
+
+extension ModelObject {
+    /// The subscript behind ``KeyedObservationKeyPath``; never called (registrars only compare
+    /// key paths).
+    fileprivate subscript(observedKey key: String) -> Int { 0 }
+}
+
+/// Finds out whether the current thread is inside a `withObservationTracking` scope.
+///
+/// Observation keeps the scope in a thread-local value it does not publish; the only way to
+/// reach it is a registrar's `access`, which adds the key path to the scope's access list and so
+/// hashes it. The probe's key path has a subscript argument whose hash counts: when the count
+/// moves across the call, a scope took the access. (A hash on another thread at the same moment
+/// can make the answer a false yes, which only costs a registration that no scope records.)
+enum ObservationTrackingProbe {
+    private struct Subject: Observable, Sendable {
+        subscript(marker _: Marker) -> Int { 0 }
+    }
+
+    private struct Marker: Hashable, Sendable {
+        static func == (lhs: Marker, rhs: Marker) -> Bool { true }
+
+        func hash(into hasher: inout Hasher) {
+            ObservationTrackingProbe.hashes.add(1, ordering: .relaxed)
+        }
+    }
+
+    private static let hashes = Atomic<Int>(0)
+    private static let registrar = ObservationRegistrar()
+    private static let keyPath: KeyPath<Subject, Int> & Sendable = \Subject.[marker: Marker()]
+
+    /// True inside a tracking scope. Costs what an `@Observable` property's getter costs.
+    static var isTracking: Bool {
+        let before = hashes.load(ordering: .relaxed)
+        registrar.access(Subject(), keyPath: keyPath)
+        return hashes.load(ordering: .relaxed) != before
+    }
+}

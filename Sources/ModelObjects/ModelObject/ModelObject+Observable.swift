@@ -1,0 +1,93 @@
+import Observation
+
+/// Model objects are observable with the Observation framework, as `@Observable` classes are:
+/// inside `withObservationTracking` (and so in SwiftUI views), reading a property declared with
+/// ``Attribute``, ``Relationship``, ``CustomAttribute`` or ``Derived`` (through the keys it
+/// depends on) registers it, and any change of it calls the tracking's `onChange`.
+///
+/// A class takes part once it answers true to ``ModelObject/tracksObservationAccess``:
+/// ```swift
+/// final class Employee: ModelObject {
+///     override class var tracksObservationAccess: Bool { true }
+///     @Attribute var salary = 0.0
+/// }
+/// withObservationTracking {
+///     render(employee.salary)
+/// } onChange: {
+///     scheduleRender()
+/// }
+/// ```
+/// Every route that notifies key-value observers tells the tracking too: typed setters,
+/// ``ModelObject/setValue(_:forKey:)`` and key paths, collection proxies, manual
+/// ``ModelObject/willChangeValue(forKey:)``/``ModelObject/didChangeValue(forKey:)`` pairs,
+/// undo. A set notifies even when the value is equal to the old one, as key-value observing
+/// does (an `@Observable` class skips equal values of `Equatable` types since Swift 6.2).
+///
+/// Corresponds to the `@Observable` macro's conformance; differences: reads register only in
+/// classes that opt in, since looking for a tracking scope is the whole cost of an observable
+/// getter.
+extension ModelObject: Observable {}
+
+extension ModelObject {
+    /// Whether the current thread is inside an Observation tracking scope.
+    package static var isObservationTrackingActive: Bool {
+        ObservationTrackingProbe.isTracking
+    }
+
+    /// Registers a typed read of the property whose wrapper lives at `offset` with the current
+    /// tracking scope, if there is one. Called by the wrappers' getters of classes that track
+    /// access.
+    @usableFromInline
+    final func trackObservationAccess<Object: ModelObject, Value>(atOffset offset: Int, keyPath: KeyPath<Object, Value>) {
+        guard ObservationTrackingProbe.isTracking, let descriptor = propertyTable.descriptor(atOffset: offset)
+        else { return }
+        observationTrackedKeysCreatingIfNeeded()?.access(
+            self, key: descriptor.key, path: TypedObservationKeyPath(keyPath: keyPath))
+        if descriptor.kind == .derived {
+            for dependency in descriptor.dependencies { trackObservationAccess(toKeyPath: dependency) }
+        }
+    }
+
+    /// Registers a read of `key` under the property's own key path; the caller has checked
+    /// that a tracking scope is active.
+    package final func trackObservationAccess<Object: ModelObject, Value>(forKey key: String, keyPath: KeyPath<Object, Value>) {
+        observationTrackedKeysCreatingIfNeeded()?.access(self, key: key, path: TypedObservationKeyPath(keyPath: keyPath))
+    }
+
+    /// Registers a read of every key along `keyPath` (a derived key's dependency) on the
+    /// objects it goes through: to-one relationships lead to one object, to-many ones to each
+    /// of their objects, collection operators are skipped. Objects of classes that do not track
+    /// access are left out, as their own reads would be.
+    final func trackObservationAccess(toKeyPath keyPath: String) {
+        var objects: [ModelObject] = [self]
+        var keys = keyPath.split(separator: ".", omittingEmptySubsequences: false)[...]
+        while let key = keys.popFirst(), !objects.isEmpty {
+            if key.hasPrefix("@") { continue }
+            let name = String(key)
+            var next: [ModelObject] = []
+            for object in objects where object.propertyTable.tracksObservationAccess {
+                object.observationTrackedKeysCreatingIfNeeded()?.access(
+                    object, key: name, path: KeyedObservationKeyPath(key: name))
+                guard !keys.isEmpty, let value = try? object.value(forKey: name) else { continue }
+                if let related = asModelObject(value) {
+                    next.append(related)
+                } else if let collection = value as? any KeyValueCollection {
+                    collection.forEachKeyValue { if let related = asModelObject($0) { next.append(related) } }
+                }
+            }
+            objects = next
+        }
+    }
+
+    /// Tells the object's trackings that every key is about to change (a managed object turning
+    /// back into a fault drops its values without a change per key); pair it with
+    /// ``observationDidChangeAllKeys()``.
+    package final func observationWillChangeAllKeys() {
+        observationState?.trackedKeys?.willSetAll(self)
+    }
+
+    /// Tells the object's trackings that every key changed.
+    package final func observationDidChangeAllKeys() {
+        observationState?.trackedKeys?.didSetAll(self)
+    }
+}
