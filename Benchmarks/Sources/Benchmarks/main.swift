@@ -13,6 +13,7 @@ import Foundation
 let groups: [any BenchmarkGroup.Type] = [
     KeyValueCodingBenchmarks.self,
     KeyValueObservingBenchmarks.self,
+    ObservationBenchmarks.self,
     PredicateBenchmarks.self,
 ]
 

@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 
 // Plain Swift classes with the same properties as SampleModels' Employee and Department, and the
 // cheapest reasonable way to reach their properties by string key without a library: a
@@ -144,4 +145,12 @@ public func plainSumOfSalaries(in department: PlainDepartment) -> Double {
     var sum = 0.0
     for employee in department.employees { sum += employee.salary }
     return sum
+}
+
+/// The Observation framework's own model class: the baseline of the Observation benchmarks.
+@Observable
+public final class ObservablePlainEmployee {
+    public var salary = 0.0
+
+    public init() {}
 }

@@ -36,6 +36,9 @@ public final class KeyValueObservation {
 /// For an insertion, removal or replacement in a to-many relationship, the values are the
 /// objects inserted, removed or replaced, as a collection of the relationship's type.
 ///
+/// Sendable when its values are, so that ``ModelObject/changes(forKeyPath:as:options:bufferingPolicy:)``
+/// can hand it to another task.
+///
 /// Corresponds to Foundation's `NSKeyValueObservedChange`.
 public struct ObservedChange<Value> {
     /// The kind of change.
@@ -95,3 +98,5 @@ public struct ObservedChange<Value> {
         return convertKeyValue(value, to: Value.self)
     }
 }
+
+extension ObservedChange: Sendable where Value: Sendable {}

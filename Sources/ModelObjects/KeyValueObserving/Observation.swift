@@ -39,6 +39,9 @@ final class Observation {
     /// attaching that holds more than ``ModelObject/maximumObservedKeyPathLength`` keys; it is
     /// not followed, and registration throws.
     private(set) var tooLongDependentKeyPath: String?
+    /// Called once when the observation ends (removed, or its object went away): an
+    /// asynchronous sequence of changes finishes there.
+    var invalidationHandler: (() -> Void)?
 
     init(
         root: ModelObject, keyPath: String, options: KeyValueObservingOptions,
@@ -96,6 +99,10 @@ final class Observation {
         detach()
         observedObject.removeRegistration(self)
         isActive = false
+        if let invalidationHandler {
+            self.invalidationHandler = nil
+            invalidationHandler()
+        }
     }
 
     /// Throws ``KeyValueCodingError/Code/keyPathTooComplex`` when `path` holds more than

@@ -90,7 +90,7 @@ extension ModelObject {
     /// would exhaust the stack; key-value coding itself reads paths of any length.
     public static let maximumObservedKeyPathLength = 1_000
 
-    private func register(_ observation: Observation) throws {
+    func register(_ observation: Observation) throws {
         try Observation.checkLength(of: observation.keyPath, observing: self)
         if observation.options.contains(.initial) {
             var change = KeyValueChange(kind: .setting)
