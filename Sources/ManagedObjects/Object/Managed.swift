@@ -142,7 +142,9 @@ extension ManagedObject {
     /// Registers a typed read of the property at `index` with the current Observation tracking
     /// scope, if there is one.
     @usableFromInline
-    final func trackObservationAccess<Object: ManagedObject, Value>(at index: Int, keyPath: KeyPath<Object, Value>) {
+    final func trackObservationAccess<Object: ManagedObject, Value>(
+        at index: Int, keyPath: @autoclosure () -> KeyPath<Object, Value>
+    ) {
         guard Self.isObservationTrackingActive, entity.properties.indices.contains(index) else { return }
         trackObservationAccess(forKey: entity.properties[index].name, keyPath: keyPath)
     }

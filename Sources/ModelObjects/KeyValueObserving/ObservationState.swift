@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What a will/did pair announces about a key.
 enum PendingChangeKind {
@@ -53,6 +54,9 @@ package final class ObservationState {
     }
 
     private let lock = NSLock()
+    /// Whether any key has subscriptions: a change of an object only tracked by Observation
+    /// skips the lock. Written with `lock` held.
+    private let hasSubscriptions = Atomic<Bool>(false)
     /// Read and written with `lock` held only.
     @exclusivity(unchecked) private var registry = Registry()
     /// Changes in flight, touched only by the thread making changes to the object (which owns
@@ -99,6 +103,7 @@ package final class ObservationState {
     /// observation that re-attaches after an intermediate object changed keeps its place).
     func add(_ subscription: Subscription, forKey key: String) {
         lock.withLock {
+            hasSubscriptions.store(true, ordering: .releasing)
             guard let position = registry.subscriptionLists.firstIndex(where: { $0.key == key }) else {
                 registry.subscriptionLists.append(KeySubscriptions(key: key, first: subscription))
                 return
@@ -113,6 +118,7 @@ package final class ObservationState {
                 registry.subscriptionLists[position].removeAll(of: observation)
                 if registry.subscriptionLists[position].isEmpty { registry.subscriptionLists.remove(at: position) }
             }
+            hasSubscriptions.store(!registry.subscriptionLists.isEmpty, ordering: .releasing)
         }
     }
 
@@ -162,7 +168,8 @@ package final class ObservationState {
     func changeNotifyingDirectly(
         _ object: ModelObject, key: String, descriptor knownDescriptor: PropertyDescriptor?, _ body: () throws -> Void
     ) rethrows -> Bool {
-        guard let snapshot = lock.withLock({ registry.snapshot(forKey: key) }) else {
+        guard hasSubscriptions.load(ordering: .acquiring), let snapshot = lock.withLock({ registry.snapshot(forKey: key) })
+        else {
             guard let trackedKeys else {
                 try body()
                 return true

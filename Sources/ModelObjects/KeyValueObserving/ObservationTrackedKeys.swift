@@ -8,54 +8,47 @@ import Synchronization
 /// never reach a registrar. Touched only by the thread that owns the object (its reads and
 /// changes), like the changes in flight of ``ObservationState``.
 final class ObservationTrackedKeys {
-    /// One tracked key and the key paths trackings registered it under: the property's own
-    /// (`\Employee.salary`, from a typed accessor) and a synthesized one for reads by string
-    /// key (a ``Derived`` key's dependencies). A change of the key goes to all of them.
-    private struct Entry {
-        let key: String
-        var paths: [any ObservationKeyPath]
-    }
-
     let registrar = ObservationRegistrar()
-    @exclusivity(unchecked) private var entries: [Entry] = []
+    /// The tracked keys, and for each the key paths trackings registered it under: the
+    /// property's own (`\Employee.salary`, from a typed accessor) and a synthesized one for
+    /// reads by string key (a ``Derived`` key's dependencies). A change of the key goes to all.
+    @exclusivity(unchecked) private var keys: [String] = []
+    @exclusivity(unchecked) private var paths: [[any ObservationKeyPath]] = []
 
     /// Registers a read of `key` under `path` with the current tracking scope.
     func access(_ object: ModelObject, key: String, path: some ObservationKeyPath) {
-        if let index = entries.firstIndex(where: { $0.key == key }) {
-            if !entries[index].paths.contains(where: { $0.anyKeyPath == path.anyKeyPath }) {
-                entries[index].paths.append(path)
-            }
+        if let index = keys.firstIndex(of: key) {
+            if !paths[index].contains(where: { $0.anyKeyPath == path.anyKeyPath }) { paths[index].append(path) }
         } else {
-            entries.append(Entry(key: key, paths: [path]))
+            keys.append(key)
+            paths.append([path])
         }
         path.access(registrar, object)
     }
 
     /// Tells the trackings of `key` that it is about to change; nothing for a key never tracked.
     func willSet(_ object: ModelObject, key: String) {
-        for entry in entries where entry.key == key {
-            for path in entry.paths { path.willSet(registrar, object) }
-        }
+        guard let index = keys.firstIndex(of: key) else { return }
+        for path in paths[index] { path.willSet(registrar, object) }
     }
 
     /// Tells the trackings of `key` that it changed.
     func didSet(_ object: ModelObject, key: String) {
-        for entry in entries where entry.key == key {
-            for path in entry.paths { path.didSet(registrar, object) }
-        }
+        guard let index = keys.firstIndex(of: key) else { return }
+        for path in paths[index] { path.didSet(registrar, object) }
     }
 
     /// Tells every tracking of the object that all its keys are about to change.
     func willSetAll(_ object: ModelObject) {
-        for entry in entries {
-            for path in entry.paths { path.willSet(registrar, object) }
+        for keyPaths in paths {
+            for path in keyPaths { path.willSet(registrar, object) }
         }
     }
 
     /// Tells every tracking of the object that all its keys changed.
     func didSetAll(_ object: ModelObject) {
-        for entry in entries {
-            for path in entry.paths { path.didSet(registrar, object) }
+        for keyPaths in paths {
+            for path in keyPaths { path.didSet(registrar, object) }
         }
     }
 }

@@ -37,12 +37,17 @@ extension ModelObject {
     /// Registers a typed read of the property whose wrapper lives at `offset` with the current
     /// tracking scope, if there is one. Called by the wrappers' getters of classes that track
     /// access.
+    ///
+    /// The key path is an autoclosure: a getter that passed it as a value would make the key
+    /// path object on every read, tracked or not.
     @usableFromInline
-    final func trackObservationAccess<Object: ModelObject, Value>(atOffset offset: Int, keyPath: KeyPath<Object, Value>) {
+    final func trackObservationAccess<Object: ModelObject, Value>(
+        atOffset offset: Int, keyPath: @autoclosure () -> KeyPath<Object, Value>
+    ) {
         guard ObservationTrackingProbe.isTracking, let descriptor = propertyTable.descriptor(atOffset: offset)
         else { return }
         observationTrackedKeysCreatingIfNeeded()?.access(
-            self, key: descriptor.key, path: TypedObservationKeyPath(keyPath: keyPath))
+            self, key: descriptor.key, path: TypedObservationKeyPath(keyPath: keyPath()))
         if descriptor.kind == .derived {
             for dependency in descriptor.dependencies { trackObservationAccess(toKeyPath: dependency) }
         }
@@ -50,8 +55,10 @@ extension ModelObject {
 
     /// Registers a read of `key` under the property's own key path; the caller has checked
     /// that a tracking scope is active.
-    package final func trackObservationAccess<Object: ModelObject, Value>(forKey key: String, keyPath: KeyPath<Object, Value>) {
-        observationTrackedKeysCreatingIfNeeded()?.access(self, key: key, path: TypedObservationKeyPath(keyPath: keyPath))
+    package final func trackObservationAccess<Object: ModelObject, Value>(
+        forKey key: String, keyPath: () -> KeyPath<Object, Value>
+    ) {
+        observationTrackedKeysCreatingIfNeeded()?.access(self, key: key, path: TypedObservationKeyPath(keyPath: keyPath()))
     }
 
     /// Registers a read of every key along `keyPath` (a derived key's dependency) on the
