@@ -9,47 +9,42 @@ import Synchronization
 /// changes), like the changes in flight of ``ObservationState``.
 final class ObservationTrackedKeys {
     let registrar = ObservationRegistrar()
-    /// The tracked keys, and for each the key paths trackings registered it under: the
-    /// property's own (`\Employee.salary`, from a typed accessor) and a synthesized one for
-    /// reads by string key (a ``Derived`` key's dependencies). A change of the key goes to all.
+    /// The tracked keys, each with a key path trackings registered it under: the property's own
+    /// (`\Employee.salary`, from a typed accessor) or a synthesized one for reads by string key
+    /// (a ``Derived`` key's dependencies). A key read both ways has two slots; a change of the
+    /// key goes to both. Flat arrays, so that a change calls the key paths in place, without
+    /// copying them (each copy costs a retain and a release).
     @exclusivity(unchecked) private var keys: [String] = []
-    @exclusivity(unchecked) private var paths: [[any ObservationKeyPath]] = []
+    @exclusivity(unchecked) private var paths: [any ObservationKeyPath] = []
 
     /// Registers a read of `key` under `path` with the current tracking scope.
     func access(_ object: ModelObject, key: String, path: some ObservationKeyPath) {
-        if let index = keys.firstIndex(of: key) {
-            if !paths[index].contains(where: { $0.anyKeyPath == path.anyKeyPath }) { paths[index].append(path) }
-        } else {
+        let known = keys.indices.contains { keys[$0] == key && paths[$0].anyKeyPath == path.anyKeyPath }
+        if !known {
             keys.append(key)
-            paths.append([path])
+            paths.append(path)
         }
         path.access(registrar, object)
     }
 
     /// Tells the trackings of `key` that it is about to change; nothing for a key never tracked.
     func willSet(_ object: ModelObject, key: String) {
-        guard let index = keys.firstIndex(of: key) else { return }
-        for path in paths[index] { path.willSet(registrar, object) }
+        for index in keys.indices where keys[index] == key { paths[index].willSet(registrar, object) }
     }
 
     /// Tells the trackings of `key` that it changed.
     func didSet(_ object: ModelObject, key: String) {
-        guard let index = keys.firstIndex(of: key) else { return }
-        for path in paths[index] { path.didSet(registrar, object) }
+        for index in keys.indices where keys[index] == key { paths[index].didSet(registrar, object) }
     }
 
     /// Tells every tracking of the object that all its keys are about to change.
     func willSetAll(_ object: ModelObject) {
-        for keyPaths in paths {
-            for path in keyPaths { path.willSet(registrar, object) }
-        }
+        for index in paths.indices { paths[index].willSet(registrar, object) }
     }
 
     /// Tells every tracking of the object that all its keys changed.
     func didSetAll(_ object: ModelObject) {
-        for keyPaths in paths {
-            for path in keyPaths { path.didSet(registrar, object) }
-        }
+        for index in paths.indices { paths[index].didSet(registrar, object) }
     }
 }
 
