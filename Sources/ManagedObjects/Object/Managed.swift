@@ -145,7 +145,8 @@ extension ManagedObject {
     final func trackObservationAccess<Object: ManagedObject, Value>(
         at index: Int, keyPath: @autoclosure () -> KeyPath<Object, Value>
     ) {
-        guard Self.isObservationTrackingActive, entity.properties.indices.contains(index) else { return }
+        guard entity.properties.indices.contains(index), isTrackedByObservation || Self.isObservationTrackingActive
+        else { return }
         trackObservationAccess(forKey: entity.properties[index].name, keyPath: keyPath)
     }
 

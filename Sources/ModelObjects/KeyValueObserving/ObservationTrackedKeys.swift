@@ -7,7 +7,7 @@ import Synchronization
 /// An object has one only once a tracking scope has read it, so that sets of other objects
 /// never reach a registrar. Touched only by the thread that owns the object (its reads and
 /// changes), like the changes in flight of ``ObservationState``.
-final class ObservationTrackedKeys {
+package final class ObservationTrackedKeys {
     let registrar = ObservationRegistrar()
     /// The tracked keys, each with a key path trackings registered it under: the property's own
     /// (`\Employee.salary`, from a typed accessor) or a synthesized one for reads by string key

@@ -44,6 +44,14 @@ extension ModelObject {
     final func trackObservationAccess<Object: ModelObject, Value>(
         atOffset offset: Int, keyPath: @autoclosure () -> KeyPath<Object, Value>
     ) {
+        if let trackedKeys = trackedKeysIfTracked, let descriptor = propertyTable.descriptor(atOffset: offset),
+           descriptor.kind != .derived {
+            // An object already tracked asks its own registrar, whose `access` records the read
+            // in a scope and does nothing outside one: no probe, whose registrar would join the
+            // scope's access list too.
+            trackedKeys.access(self, key: descriptor.key, path: TypedObservationKeyPath(keyPath: keyPath()))
+            return
+        }
         guard ObservationTrackingProbe.isTracking, let descriptor = propertyTable.descriptor(atOffset: offset)
         else { return }
         observationTrackedKeysCreatingIfNeeded()?.access(
@@ -53,8 +61,19 @@ extension ModelObject {
         }
     }
 
+    /// The object's Observation registrar and tracked keys, once a tracking scope has read it.
+    package final var trackedKeysIfTracked: ObservationTrackedKeys? {
+        guard let state = observationState, !state.isProbe else { return nil }
+        return state.trackedKeys
+    }
+
+    /// Whether a tracking scope has read the object: its reads then go to its own registrar.
+    package final var isTrackedByObservation: Bool {
+        trackedKeysIfTracked != nil
+    }
+
     /// Registers a read of `key` under the property's own key path; the caller has checked
-    /// that a tracking scope is active.
+    /// that a tracking scope is active, or that the object is tracked already.
     package final func trackObservationAccess<Object: ModelObject, Value>(
         forKey key: String, keyPath: () -> KeyPath<Object, Value>
     ) {

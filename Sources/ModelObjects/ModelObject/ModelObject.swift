@@ -328,9 +328,10 @@ open class ModelObject: Hashable, CustomStringConvertible {
     /// ```
     ///
     /// Observation finds its tracking scope in a thread-local value that only a registrar's
-    /// `access` reaches, which costs what an `@Observable` getter costs (about 20 times a plain
+    /// `access` reaches, which costs what an `@Observable` getter costs (several times a plain
     /// stored property); a class that answers false keeps its typed getters at the cost of a
-    /// stored property. Read once per class, when its first instance is made.
+    /// stored property. Reads by key (``value(forKey:)``) do not register. Read once per
+    /// class, when its first instance is made.
     ///
     /// Corresponds to the `@Observable` macro's access tracking, which every `@Observable` class
     /// pays on every read.
