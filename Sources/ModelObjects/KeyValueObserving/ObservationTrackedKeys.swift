@@ -12,8 +12,7 @@ package final class ObservationTrackedKeys {
     /// The tracked keys, each with a key path trackings registered it under: the property's own
     /// (`\Employee.salary`, from a typed accessor) or a synthesized one for reads by string key
     /// (a ``Derived`` key's dependencies). A key read both ways has two slots; a change of the
-    /// key goes to both. Flat arrays, so that a change calls the key paths in place, without
-    /// copying them (each copy costs a retain and a release).
+    /// key goes to both. Objects are read under few keys, so a scan beats hashing.
     @exclusivity(unchecked) private var keys: [String] = []
     @exclusivity(unchecked) private var paths: [any ObservationKeyPath] = []
 
