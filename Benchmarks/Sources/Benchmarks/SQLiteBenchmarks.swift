@@ -11,9 +11,12 @@ enum SQLiteBenchmarks {
     static let count = 100_000
 
     /// Times whole operations (best of `runs`) and prints a table with the ratios.
-    static func report(runs: Int = 3) {
-        // SQLITE_BENCHMARK=context|undo|batch|apply|fetch|faults runs one part (for profiling).
+    static func report(runs defaultRuns: Int = 3) {
+        // SQLITE_BENCHMARK=context|insert|undo|batch|apply|fetch|objects|faults|onebyone|memory runs
+        // one part (`insert`, `objects` and `onebyone` only the library's side of one row, for
+        // profiling); SQLITE_RUNS=n times each n times instead of 3.
         let only = ProcessInfo.processInfo.environment["SQLITE_BENCHMARK"]
+        let runs = ProcessInfo.processInfo.environment["SQLITE_RUNS"].flatMap { Int($0) } ?? defaultRuns
         func wanted(_ part: String) -> Bool { only == nil || only == part }
         guard let model = try? SampleModel.makeModel() else {
             print("model failed")
@@ -55,6 +58,10 @@ enum SQLiteBenchmarks {
                 do { try context.save() } catch { print("save failed: \(error)") }
                 return Double(now() - start)
             }
+        }
+        if only == "insert" {
+            _ = contextInsert(sqlite: true)
+            return
         }
         let contextSQLite = wanted("context") ? contextInsert(sqlite: true) : .nan
         let contextMemory = wanted("context") ? contextInsert(sqlite: false) : .nan
@@ -112,10 +119,10 @@ enum SQLiteBenchmarks {
         let raw = best(runs) { directory in rawInsert(path: directory.appendingPathComponent("raw.sqlite").path, startDate: startDate) }
 
         // 3. Fetch 100,000 employees with a predicate and read one attribute of each.
-        var fetch = Double.nan, rawFetch = Double.nan, rawFetchRows = Double.nan, fetchApplied = false
+        var fetch = Double.nan, rawFetch = Double.nan, rawFetchRows = Double.nan, rawFetchObjects = Double.nan, fetchApplied = false
         var contextFetch = Double.nan, dictionaryFetch = Double.nan, countFetch = Double.nan, rawCount = Double.nan
         var prefixCount = Double.nan, rawPrefixCount = Double.nan, equalCount = Double.nan, rawEqualCount = Double.nan
-        if wanted("fetch"), let directory = try? makeDirectory() {
+        if wanted("fetch") || only == "objects", let directory = try? makeDirectory() {
             defer { try? FileManager.default.removeItem(at: directory) }
             let url = directory.appendingPathComponent("Store.sqlite")
             if let store = try? SQLiteStore(url: url, model: model),
@@ -153,6 +160,7 @@ enum SQLiteBenchmarks {
                     if employees.count != count { print("context fetch read \(employees.count)") }
                     return Double(now() - start)
                 }
+                if only == "objects" { return }
                 dictionaryFetch = best(runs) { _ in
                     let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
                     let start = now()
@@ -185,6 +193,7 @@ enum SQLiteBenchmarks {
                 rawEqualCount = best(runs) { _ in rawCountRows(path: url.path, lastName: "Last50000") }
                 rawFetch = best(runs) { _ in rawSelect(path: url.path, wholeRows: false) }
                 rawFetchRows = best(runs) { _ in rawSelect(path: url.path, wholeRows: true) }
+                rawFetchObjects = best(runs) { _ in rawSelectIntoObjects(path: url.path) }
             }
         }
 
@@ -192,7 +201,7 @@ enum SQLiteBenchmarks {
         // a batch), and a to-many prefetch, against raw SQL selecting the same rows by key.
         var oneByOne = Double.nan, batched = Double.nan, prefetch = Double.nan, rawByKey = Double.nan, rawAll = Double.nan
         let faults = 10_000
-        if wanted("faults"), let directory = try? makeDirectory() {
+        if wanted("faults") || only == "onebyone", let directory = try? makeDirectory() {
             defer { try? FileManager.default.removeItem(at: directory) }
             let url = directory.appendingPathComponent("Store.sqlite")
             if let store = try? SQLiteStore(url: url, model: model),
@@ -209,6 +218,7 @@ enum SQLiteBenchmarks {
                     for object in objects { try? object.fireFault() }
                     return Double(now() - start)
                 }
+                if only == "onebyone" { return }
                 batched = best(runs) { _ in
                     let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
                     var request = FetchRequest<ManagedEmployee>(entityName: "Employee")
@@ -238,6 +248,54 @@ enum SQLiteBenchmarks {
             }
         }
 
+        // 4. Memory: 1,000,000 employees fetched as faults (each holding its fetched row, as a
+        // fetch leaves them), then fired by reading `salary`; the resident-memory growth over
+        // the state before the fetch, per object, against plain Swift objects with the same
+        // five fields held in an array the same way.
+        var faultBytes = Double.nan, firedBytes = Double.nan, plainBytes = Double.nan
+        let million = 1_000_000
+        if wanted("memory"), let directory = try? makeDirectory() {
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let url = directory.appendingPathComponent("Store.sqlite")
+            if let store = try? SQLiteStore(url: url, model: model) {
+                var stored = false
+                if let changes = makeChanges(store: store, model: model, startDate: startDate, employees: million),
+                   (try? store.newPrimaryKeys(for: changes.employee, count: million)) != nil,
+                   (try? store.apply(changes.changes)) != nil {
+                    stored = true
+                }
+                if stored {
+                    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+                    coordinator.addPersistentStore(store)
+                    let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                    let before = settledResidentBytes()
+                    let employees = (try? context.fetch(FetchRequest<ManagedEmployee>(entityName: "Employee"))) ?? []
+                    let asFaults = settledResidentBytes()
+                    var total = 0.0
+                    for employee in employees { total += employee.salary }
+                    blackHole(total)
+                    let fired = settledResidentBytes()
+                    if employees.count == million {
+                        faultBytes = Double(asFaults - before) / Double(million)
+                        firedBytes = Double(fired - before) / Double(million)
+                    } else {
+                        print("memory fetch read \(employees.count)")
+                    }
+                    withExtendedLifetime(employees) {}
+                }
+            }
+            let before = settledResidentBytes()
+            var plain: [PlainFiveFields] = []
+            plain.reserveCapacity(million)
+            for index in 0..<million {
+                plain.append(PlainFiveFields(
+                    firstName: "First\(index)", lastName: "Last\(index)", employeeID: Int64(index),
+                    salary: Double(40_000 + index % 997), department: index % 10))
+            }
+            plainBytes = Double(settledResidentBytes() - before) / Double(million)
+            withExtendedLifetime(plain) {}
+        }
+
         print("## SQLite store")
         print()
         print("| Operation | Library (best of \(runs)) | Per object | Baseline | Ratio | Target |")
@@ -259,6 +317,7 @@ enum SQLiteBenchmarks {
         row("fetch 100,000 with `salary >= 40000` and read `salary`" + (fetchApplied ? " (predicate in SQL)" : " (predicate not translated)"), fetch, rawFetch)
         row("the same fetch against raw SQL reading every column of each row into Swift values", fetch, rawFetchRows)
         row("fetch the 100,000 as managed objects through a context, read `salary` of each", contextFetch, rawFetch)
+        row("the same against raw SQL reading the same columns into plain Swift objects", contextFetch, rawFetchObjects, target: 3)
         row("fetch dictionaries of `salary` (`propertiesToFetch`) through a context", dictionaryFetch, rawFetch)
         row("`count(for:)` of the same request (raw: `SELECT COUNT(*)`)", countFetch, rawCount)
         row("`count(for:)` with `firstName BEGINSWITH[c] 'FIRST1'` (raw: `LIKE 'FIRST1%'`, ASCII folding)", prefixCount, rawPrefixCount)
@@ -270,6 +329,14 @@ enum SQLiteBenchmarks {
         faultRow("fire 10,000 faults one by one (raw: 10,000 selects by key)", oneByOne, rawByKey, faults, target: 1.5)
         faultRow("fetch 10,000 in batches of 500 and read `salary` of each (raw: the same selects by key)", batched, rawByKey, faults)
         faultRow("fetch 10 departments prefetching `employees` (100,000), read every salary (raw: every row read)", prefetch, rawAll, count)
+        /// A memory row: bytes per object against the plain object's, with the issue's bound in bytes.
+        func memoryRow(_ name: String, _ bytes: Double, bound: Double) {
+            guard !bytes.isNaN else { return }
+            let verdict = "≤ \(Int(bound)) B: " + (bytes <= bound ? "MET" : "MISSED")
+            print("| \(name) | | \(Int(bytes.rounded())) B | \(Int(plainBytes.rounded())) B (plain Swift object, same five fields) | \(String(format: "%.2fx", bytes / plainBytes)) | \(verdict) |")
+        }
+        memoryRow("resident memory per employee, 1,000,000 fetched as faults", faultBytes, bound: 100)
+        memoryRow("resident memory per employee, 1,000,000 fetched and fired", firedBytes, bound: 200)
         print()
     }
 
@@ -341,7 +408,7 @@ enum SQLiteBenchmarks {
 
     /// 100,000 inserted employee records (and 10 departments), as a context's save makes them.
     private static func makeChanges(
-        store: SQLiteStore, model: ManagedObjectModel, startDate: Date
+        store: SQLiteStore, model: ManagedObjectModel, startDate: Date, employees: Int = count
     ) -> (changes: SaveChanges, employee: EntityDescription)? {
         guard let employee = model.entity(named: "Employee"), let department = model.entity(named: "Department") else { return nil }
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
@@ -364,7 +431,8 @@ enum SQLiteBenchmarks {
               let license = position("hasDriversLicense"), let start = position("startDate"),
               let departmentIndex = position("department"), let reports = position("directReports")
         else { return nil }
-        for index in 0..<count {
+        changes.inserted.reserveCapacity(departmentIDs.count + employees)
+        for index in 0..<employees {
             guard let objectID = id("Employee", index + 1) else { return nil }
             var values = [StoreValue](repeating: .null, count: employee.properties.count)
             values[first] = .string("First\(index)")
@@ -459,5 +527,87 @@ enum SQLiteBenchmarks {
         blackHole(total)
         if rows != count { print("raw select read \(rows) rows") }
         return Double(now() - start)
+    }
+
+    /// Raw SQLite: the employees with `ZSALARY >= 40000`, every column the store reads made into
+    /// a plain Swift object per row (kept in an array, as a fetch's result is), then the salary
+    /// of each read.
+    private static func rawSelectIntoObjects(path: String) -> Double? {
+        var database: OpaquePointer?
+        guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let database else { return nil }
+        defer { sqlite3_close_v2(database) }
+        let start = now()
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(
+            database,
+            "SELECT Z_PK, Z_ENT, Z_OPT, ZFIRSTNAME, ZLASTNAME, ZEMPLOYEEID, ZSALARY, ZAGE, ZHASDRIVERSLICENSE, ZSTARTDATE, "
+                + "ZDEPARTMENT, ZMANAGER FROM ZEMPLOYEE WHERE ZSALARY >= ?", -1, &statement, nil)
+        sqlite3_bind_double(statement, 1, 40_000)
+        func text(_ column: Int32) -> String {
+            guard let bytes = sqlite3_column_text(statement, column) else { return "" }
+            return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self)
+        }
+        func integer(_ column: Int32) -> Int64? {
+            sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, column)
+        }
+        var objects: [PlainEmployeeRow] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            objects.append(PlainEmployeeRow(
+                key: sqlite3_column_int64(statement, 0), entity: text(1), version: sqlite3_column_int64(statement, 2),
+                firstName: text(3), lastName: text(4), employeeID: sqlite3_column_int64(statement, 5),
+                salary: sqlite3_column_double(statement, 6), age: integer(7), hasDriversLicense: sqlite3_column_int64(statement, 8) != 0,
+                startDate: Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, 9)),
+                department: integer(10), manager: integer(11)))
+        }
+        sqlite3_finalize(statement)
+        var total = 0.0
+        for object in objects { total += object.salary }
+        blackHole(total)
+        if objects.count != count { print("raw select into objects read \(objects.count) rows") }
+        return Double(now() - start)
+    }
+
+    /// Resident bytes once freed heap pages are given back, so that the figure shows what is in use.
+    private static func settledResidentBytes() -> Int {
+        _ = trimMalloc(0)
+        return residentBytes()
+    }
+}
+
+/// A plain Swift object with the five fields of the memory benchmark's employees.
+final class PlainFiveFields {
+    var firstName: String, lastName: String, employeeID: Int64, salary: Double, department: Int
+
+    init(firstName: String, lastName: String, employeeID: Int64, salary: Double, department: Int) {
+        self.firstName = firstName
+        self.lastName = lastName
+        self.employeeID = employeeID
+        self.salary = salary
+        self.department = department
+    }
+}
+
+/// A plain Swift object with a field for each column the store reads of an employee.
+final class PlainEmployeeRow {
+    let key: Int64, entity: String, version: Int64
+    var firstName: String, lastName: String, employeeID: Int64, salary: Double, age: Int64?
+    var hasDriversLicense: Bool, startDate: Date, department: Int64?, manager: Int64?
+
+    init(
+        key: Int64, entity: String, version: Int64, firstName: String, lastName: String, employeeID: Int64, salary: Double,
+        age: Int64?, hasDriversLicense: Bool, startDate: Date, department: Int64?, manager: Int64?
+    ) {
+        self.key = key
+        self.entity = entity
+        self.version = version
+        self.firstName = firstName
+        self.lastName = lastName
+        self.employeeID = employeeID
+        self.salary = salary
+        self.age = age
+        self.hasDriversLicense = hasDriversLicense
+        self.startDate = startDate
+        self.department = department
+        self.manager = manager
     }
 }
