@@ -39,7 +39,7 @@ public final class ManagedObjectContext {
     /// The undo manager that records the context's changes; nil (the default) records nothing.
     ///
     /// Corresponds to `NSManagedObjectContext.undoManager`.
-    public var undoManager: ModelUndoManager?
+    @exclusivity(unchecked) public var undoManager: ModelUndoManager?
     /// How a save resolves conflicts with changes saved by others; ``MergePolicy/error`` by
     /// default.
     ///
@@ -54,35 +54,40 @@ public final class ManagedObjectContext {
     ///
     /// Corresponds to `NSManagedObjectContext.stalenessInterval`; differences: saves of other
     /// coordinators or processes on the same store are not seen before the interval runs out.
-    public var stalenessInterval: TimeInterval = -1
+    @exclusivity(unchecked) public var stalenessInterval: TimeInterval = -1
     /// A name for debugging.
     ///
     /// Corresponds to `NSManagedObjectContext.name`.
     public var name: String?
 
+    // The bookkeeping below is touched on every insert, change and fault: dynamic exclusivity
+    // checks are off for it (see ManagedObject's state). SAFETY: a context belongs to one
+    // isolation domain (it is not `Sendable`), and no access to these properties spans a call
+    // that could reach them again.
+
     /// Every registered object by ID, unretained.
-    var registered = ObjectRegistry()
+    @exclusivity(unchecked) var registered = ObjectRegistry()
     /// Objects inserted since the last save.
-    var inserted: Set<ManagedObject> = []
+    @exclusivity(unchecked) var inserted: Set<ManagedObject> = []
     /// Objects changed since the last save, neither inserted nor deleted.
-    var updated: Set<ManagedObject> = []
+    @exclusivity(unchecked) var updated: Set<ManagedObject> = []
     /// Saved objects deleted since the last save.
-    var deleted: Set<ManagedObject> = []
+    @exclusivity(unchecked) var deleted: Set<ManagedObject> = []
     /// Deleted objects whose delete rules have not been applied.
-    var pendingDeletions: [ManagedObject] = []
+    @exclusivity(unchecked) var pendingDeletions: [ManagedObject] = []
     /// Changes since the last objects-did-change notification.
-    var unannouncedInserted: Set<ManagedObject> = []
-    var unannouncedUpdated: Set<ManagedObject> = []
-    var unannouncedDeleted: Set<ManagedObject> = []
-    var unannouncedRefreshed: Set<ManagedObject> = []
-    var isProcessingPendingChanges = false
+    @exclusivity(unchecked) var unannouncedInserted: Set<ManagedObject> = []
+    @exclusivity(unchecked) var unannouncedUpdated: Set<ManagedObject> = []
+    @exclusivity(unchecked) var unannouncedDeleted: Set<ManagedObject> = []
+    @exclusivity(unchecked) var unannouncedRefreshed: Set<ManagedObject> = []
+    @exclusivity(unchecked) var isProcessingPendingChanges = false
     /// Relationships whose IDs the store could not give when they were needed, by object: the
     /// edits that needed them were not made, so the next save fails until the object is
     /// refreshed without merging, or leaves the context, or the context is rolled back or reset.
-    var relationshipReadFailures: [ObjectIdentifier: (object: ManagedObject, relationship: String, error: any Error)] = [:]
+    @exclusivity(unchecked) var relationshipReadFailures: [ObjectIdentifier: (object: ManagedObject, relationship: String, error: any Error)] = [:]
     /// Whether a fault of this context found its record gone: only then can a save relate an
     /// object to one (see `checkSavable`).
-    var metUnfulfillableFault = false
+    @exclusivity(unchecked) var metUnfulfillableFault = false
 
     /// Creates a context that saves to `coordinator`'s stores.
     ///

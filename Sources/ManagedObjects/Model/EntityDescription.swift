@@ -120,6 +120,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// Whether the property at each index is a to-many relationship: the slots that may hold a
     /// relationship fault.
     package let isToManyByIndex: [Bool]
+    /// The indexes of the to-many relationships: what a record read without them leaves out.
+    package let toManyIndexes: Set<Int>
     /// The exact Swift type an attribute stores its values as, by property index (nil for
     /// relationships and transformable or undefined attributes): a typed setter whose value
     /// has this type stores it without converting.
@@ -156,6 +158,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         }
         self.initialValues = initialValues
         isToManyByIndex = properties.map { ($0 as? RelationshipDescription)?.isToMany ?? false }
+        toManyIndexes = Set(relationships.filter(\.isToMany).map(\.index))
         storedValueTypes = properties.map { property in
             (property as? AttributeDescription)?.valueType.map { ObjectIdentifier($0) }
         }

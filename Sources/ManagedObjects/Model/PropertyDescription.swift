@@ -73,8 +73,10 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
 
     /// The property's position in its entity's ``EntityDescription/properties``, the same in
     /// every subentity (inherited properties come first); where managed objects keep its value.
-    /// Written once by the declaring entity, under the same rule as ``entity``.
-    package internal(set) var index = -1
+    /// Written once by the declaring entity, under the same rule as ``entity``. Read for every
+    /// value an object reads or writes: dynamic exclusivity checks are off for it (SAFETY:
+    /// written only while the model is built, before any other code can reach the description).
+    @exclusivity(unchecked) package internal(set) var index = -1
 
     init(common: Property.Common, versionHash: Data) {
         name = common.name

@@ -158,6 +158,15 @@ extension ManagedObject {
         if entity.storedValueTypes[index] == ObjectIdentifier(Value.self) {
             // Already the attribute's own type: nothing to convert or check.
             stored = newValue
+        } else if let object = newValue as? ManagedObject, let relationship = property as? RelationshipDescription,
+                  !relationship.isToMany {
+            // An object for a to-one relationship: one class cast instead of unwrapping the
+            // optional through a protocol.
+            do {
+                stored = try relatedObject(object, for: relationship)
+            } catch {
+                preconditionFailure("@Managed var \(property.name) of \(entity.name): \(error)")
+            }
         } else {
             do {
                 let value: Any? = (newValue as? any FlattenableOptional).map { $0.flattenedValue } ?? newValue

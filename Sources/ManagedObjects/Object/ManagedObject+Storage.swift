@@ -23,7 +23,10 @@ extension ManagedObject {
     ///
     /// - Throws: `KeyValueCodingError/Code/typeMismatch`.
     final func storedValue(_ value: Any?, for property: PropertyDescription) throws -> Any? {
-        guard let value, !isNull(value) else { return nil }
+        guard let value else { return nil }
+        // Already the attribute's own type (the common case): nothing to convert or check.
+        if let stored = entity.storedValueTypes[property.index], ObjectIdentifier(type(of: value)) == stored { return value }
+        if isNull(value) { return nil }
         if let attribute = property as? AttributeDescription {
             if let converted = Self.convert(value, to: attribute) { return converted }
             throw mismatch(property, expected: attribute.valueType ?? Any.self, value: value)

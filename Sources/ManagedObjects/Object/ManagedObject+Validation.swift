@@ -42,6 +42,12 @@ extension ManagedObject {
             return
         }
         guard let attribute = property as? AttributeDescription else { return }
+        // Worked out once per attribute: an optional attribute without bounds, lengths or a
+        // pattern takes every value, and a value of the attribute's own type is never null.
+        if !attribute.hasValueConstraints {
+            if attribute.isOptional { return }
+            if let value, let type = attribute.valueType, Swift.type(of: value) == type { return }
+        }
         guard let value, !isNull(value) else {
             if !attribute.isOptional { throw failure(.missingMandatoryProperty, "a value is required") }
             return

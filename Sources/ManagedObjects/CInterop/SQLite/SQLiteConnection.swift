@@ -12,6 +12,16 @@ final class SQLiteConnection {
     let trace = SQLiteTrace()
     let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
+    /// Statements run once per object (a fault's row), by what they read: hashing the key's
+    /// short name costs a fraction of hashing their SQL.
+    private var keyedStatements: [StatementKey: SQLiteStatement] = [:]
+
+    /// What a statement of ``cachedStatement(_:sql:)`` reads: its purpose, and the name of the
+    /// entity whose rows it reads.
+    struct StatementKey: Hashable {
+        var purpose: Int
+        var entityName: String
+    }
 
     /// Opens (and with `create`, creates) the database at `path`, with extended result codes on.
     ///
@@ -32,6 +42,7 @@ final class SQLiteConnection {
 
     deinit {
         statements.removeAll()
+        keyedStatements.removeAll()
         // close_v2 waits for statements that are still alive to be finalized.
         sqlite3_close_v2(handle)
     }
@@ -71,6 +82,17 @@ final class SQLiteConnection {
         if let statement = statements[sql] { return statement }
         let statement = try prepare(sql)
         statements[sql] = statement
+        return statement
+    }
+
+    /// The prepared statement for `key`, compiled from `sql()` on first use and kept for the
+    /// connection's life, as ``cachedStatement(_:)`` keeps statements by their SQL.
+    ///
+    /// - Throws: ``SQLiteError`` when the SQL does not compile.
+    func cachedStatement(_ key: StatementKey, sql: () -> String) throws -> SQLiteStatement {
+        if let statement = keyedStatements[key] { return statement }
+        let statement = try cachedStatement(sql())
+        keyedStatements[key] = statement
         return statement
     }
 

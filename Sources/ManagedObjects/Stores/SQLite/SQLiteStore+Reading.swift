@@ -133,7 +133,8 @@ extension SQLiteStore {
         return try withConnection(.operationFailed) { state in
             try readRecords(
                 state.connection, table: mapping.table, where: "\(mapping.table).\"Z_PK\" = ? AND \(mapping.table).\"Z_ENT\" = ?",
-                bindings: [.integer(key), .text(objectID.entity.name)], readsToMany: readsToMany
+                bindings: [.integer(key), .text(objectID.entity.name)], readsToMany: readsToMany,
+                cacheKey: SQLiteConnection.StatementKey(purpose: 0, entityName: objectID.entity.name)
             ).first
         }
     }
@@ -324,24 +325,22 @@ extension SQLiteStore {
     /// column's value of each row.
     func readRows(
         _ connection: SQLiteConnection, table: String, from: String? = nil, where condition: String, bindings: [SQLiteValue],
-        orderAndLimit: String = "", ownerColumn: String? = nil
+        orderAndLimit: String = "", ownerColumn: String? = nil, cacheKey: SQLiteConnection.StatementKey? = nil
     ) throws -> (records: [StoreRecord], owners: [Int64]) {
         guard let select = schema.selectLists[table] else { return ([], []) }
-        let whereClause = condition.isEmpty ? "" : " WHERE " + condition
-        let sql = "SELECT \(select.sql)" + (ownerColumn.map { ", " + $0 } ?? "") + " FROM \(from ?? table)" + whereClause + orderAndLimit
+        func sql() -> String {
+            let whereClause = condition.isEmpty ? "" : " WHERE " + condition
+            return "SELECT \(select.sql)" + (ownerColumn.map { ", " + $0 } ?? "") + " FROM \(from ?? table)" + whereClause + orderAndLimit
+        }
+        // A statement run once per object is found by its key, without making its SQL.
+        let statement = try cacheKey.map { try connection.cachedStatement($0, sql: sql) } ?? connection.cachedStatement(sql())
         var records: [StoreRecord] = []
         var owners: [Int64] = []
         var kinds = EntityLookup()
         // The to-many relationships each entity's records leave out, worked out once per entity.
-        var omitted: (entity: EntityDescription, indexes: Set<Int>)?
-        try connection.cachedStatement(sql).forEachRow(bindings) { row in
+        try statement.forEachRow(bindings) { row in
             var record = try decodeRow(row, table: table, positions: select.positions, kinds: &kinds)
-            let entity = record.objectID.entity
-            if omitted?.entity !== entity {
-                let isToMany = entity.isToManyByIndex
-                omitted = (entity, Set(isToMany.indices.filter { isToMany[$0] }))
-            }
-            record.omittedRelationships = omitted?.indexes ?? []
+            record.omittedRelationships = record.objectID.entity.toManyIndexes
             records.append(record)
             if ownerColumn != nil { owners.append(row.int64(at: row.columnCount - 1)) }
         }
@@ -352,9 +351,11 @@ extension SQLiteStore {
     /// fills their to-many relationships with one statement per relationship.
     func readRecords(
         _ connection: SQLiteConnection, table: String, where condition: String, bindings: [SQLiteValue],
-        orderAndLimit: String = "", readsToMany: Bool = true
+        orderAndLimit: String = "", readsToMany: Bool = true, cacheKey: SQLiteConnection.StatementKey? = nil
     ) throws -> [StoreRecord] {
-        var records = try readRows(connection, table: table, where: condition, bindings: bindings, orderAndLimit: orderAndLimit).records
+        var records = try readRows(
+            connection, table: table, where: condition, bindings: bindings, orderAndLimit: orderAndLimit, cacheKey: cacheKey
+        ).records
         guard readsToMany, !records.isEmpty else { return records }
         let whereClause = condition.isEmpty ? "" : " WHERE " + condition
         var entityNames = Set<String>()
