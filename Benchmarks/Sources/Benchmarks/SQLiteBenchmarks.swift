@@ -24,6 +24,56 @@ enum SQLiteBenchmarks {
         }
         let startDate = Date(timeIntervalSinceReferenceDate: 700_000_000.25)
 
+        // 0. Memory, first, while the heap holds no freed pages that new objects could reuse
+        // without growing: 1,000,000 employees fetched as faults (each holding its fetched row,
+        // as a fetch leaves them), then fired by reading `salary`; the resident-memory growth
+        // over the state before the fetch, per object, against plain Swift objects with the
+        // same five fields held in an array the same way (measured before the store is made).
+        var faultBytes = Double.nan, firedBytes = Double.nan, plainBytes = Double.nan
+        let million = 1_000_000
+        if wanted("memory"), let directory = try? makeDirectory() {
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let before = settledResidentBytes()
+            var plain: [PlainFiveFields] = []
+            plain.reserveCapacity(million)
+            for index in 0..<million {
+                plain.append(PlainFiveFields(
+                    firstName: "First\(index)", lastName: "Last\(index)", employeeID: Int64(index),
+                    salary: Double(40_000 + index % 997), department: index % 10))
+            }
+            plainBytes = Double(settledResidentBytes() - before) / Double(million)
+            withExtendedLifetime(plain) {}
+            plain = []
+            let url = directory.appendingPathComponent("Store.sqlite")
+            if let store = try? SQLiteStore(url: url, model: model) {
+                var stored = false
+                if let changes = makeChanges(store: store, model: model, startDate: startDate, employees: million),
+                   (try? store.newPrimaryKeys(for: changes.employee, count: million)) != nil,
+                   (try? store.apply(changes.changes)) != nil {
+                    stored = true
+                }
+                if stored {
+                    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+                    coordinator.addPersistentStore(store)
+                    let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                    let before = settledResidentBytes()
+                    let employees = (try? context.fetch(FetchRequest<ManagedEmployee>(entityName: "Employee"))) ?? []
+                    let asFaults = settledResidentBytes()
+                    var total = 0.0
+                    for employee in employees { total += employee.salary }
+                    blackHole(total)
+                    let fired = settledResidentBytes()
+                    if employees.count == million {
+                        faultBytes = Double(asFaults - before) / Double(million)
+                        firedBytes = Double(fired - before) / Double(million)
+                    } else {
+                        print("memory fetch read \(employees.count)")
+                    }
+                    withExtendedLifetime(employees) {}
+                }
+            }
+        }
+
         // 1. Insert and save 100,000 employees in 10 departments through a context.
         // With `undo`, the context has an undo manager, which records every change.
         func contextInsert(sqlite: Bool, undo: Bool = false) -> Double {
@@ -246,54 +296,6 @@ enum SQLiteBenchmarks {
                 rawByKey = best(runs) { _ in rawSelectByKey(path: url.path, keys: Array(keys)) }
                 rawAll = best(runs) { _ in rawSelect(path: url.path, wholeRows: true) }
             }
-        }
-
-        // 4. Memory: 1,000,000 employees fetched as faults (each holding its fetched row, as a
-        // fetch leaves them), then fired by reading `salary`; the resident-memory growth over
-        // the state before the fetch, per object, against plain Swift objects with the same
-        // five fields held in an array the same way.
-        var faultBytes = Double.nan, firedBytes = Double.nan, plainBytes = Double.nan
-        let million = 1_000_000
-        if wanted("memory"), let directory = try? makeDirectory() {
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let url = directory.appendingPathComponent("Store.sqlite")
-            if let store = try? SQLiteStore(url: url, model: model) {
-                var stored = false
-                if let changes = makeChanges(store: store, model: model, startDate: startDate, employees: million),
-                   (try? store.newPrimaryKeys(for: changes.employee, count: million)) != nil,
-                   (try? store.apply(changes.changes)) != nil {
-                    stored = true
-                }
-                if stored {
-                    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-                    coordinator.addPersistentStore(store)
-                    let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-                    let before = settledResidentBytes()
-                    let employees = (try? context.fetch(FetchRequest<ManagedEmployee>(entityName: "Employee"))) ?? []
-                    let asFaults = settledResidentBytes()
-                    var total = 0.0
-                    for employee in employees { total += employee.salary }
-                    blackHole(total)
-                    let fired = settledResidentBytes()
-                    if employees.count == million {
-                        faultBytes = Double(asFaults - before) / Double(million)
-                        firedBytes = Double(fired - before) / Double(million)
-                    } else {
-                        print("memory fetch read \(employees.count)")
-                    }
-                    withExtendedLifetime(employees) {}
-                }
-            }
-            let before = settledResidentBytes()
-            var plain: [PlainFiveFields] = []
-            plain.reserveCapacity(million)
-            for index in 0..<million {
-                plain.append(PlainFiveFields(
-                    firstName: "First\(index)", lastName: "Last\(index)", employeeID: Int64(index),
-                    salary: Double(40_000 + index % 997), department: index % 10))
-            }
-            plainBytes = Double(settledResidentBytes() - before) / Double(million)
-            withExtendedLifetime(plain) {}
         }
 
         print("## SQLite store")
