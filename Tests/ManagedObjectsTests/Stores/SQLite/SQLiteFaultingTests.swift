@@ -251,4 +251,34 @@ import Testing
         for id in ids.prefix(10) { try context.object(with: id).fireFault() }
         #expect(store.statementCount - before >= 10)
     }
+
+    /// Entities sharing one table (a parent and its subentities) each fire from their own row,
+    /// one statement per fault, however the faults of the two kinds alternate.
+    @Test func faultsOfEntitiesSharingATableFireOneByOneFromTheirOwnRows() throws {
+        let directory = try TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try SQLiteRelationshipTests.makeInheritanceModel())
+        let store = try #require(try coordinator.addPersistentStore(type: .sqlite, at: directory.file()) as? SQLiteStore)
+        let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        var shapes: [(ManagedObject, String)] = []
+        for index in 0..<3 {
+            let square = try writer.insertNewObject(forEntityName: "Square")
+            try square.setValue("square \(index)", forKey: "name")
+            let circle = try writer.insertNewObject(forEntityName: "Circle")
+            try circle.setValue("circle \(index)", forKey: "name")
+            try circle.setValue(Double(index), forKey: "radius")
+            shapes += [(square, "square \(index)"), (circle, "circle \(index)")]
+        }
+        try writer.save()
+        let ids = shapes.map { ($0.0.objectID, $0.1) }
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        for (id, name) in ids {
+            let fault = context.object(with: id)
+            let before = store.statementCount
+            try fault.fireFault()
+            #expect(store.statementCount - before == 1)
+            #expect(fault.entity.name == id.entity.name)
+            #expect(try fault.value(forKey: "name") as? String == name)
+        }
+        #expect(try context.object(with: ids[5].0).value(forKey: "radius") as? Double == 2)
+    }
 }
