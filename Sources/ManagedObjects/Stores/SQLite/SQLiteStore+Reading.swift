@@ -130,11 +130,19 @@ extension SQLiteStore {
         guard objectID.storeIdentifier == identifier, let key = objectID.primaryKey,
               let mapping = schema.entities[objectID.entity.name]
         else { return nil }
+        let table = mapping.table, name = objectID.entity.name
+        let cacheKey = SQLiteConnection.StatementKey(purpose: 0, entityName: name)
         return try withConnection(.operationFailed) { state in
-            try readRecords(
-                state.connection, table: mapping.table, where: "\(mapping.table).\"Z_PK\" = ? AND \(mapping.table).\"Z_ENT\" = ?",
-                bindings: [.integer(key), .text(objectID.entity.name)], readsToMany: readsToMany,
-                cacheKey: SQLiteConnection.StatementKey(purpose: 0, entityName: objectID.entity.name)
+            guard readsToMany else {
+                // The row alone (a fault's): its SQL is made only when the statement is first prepared.
+                return try readRows(
+                    state.connection, table: table, where: "\(table).\"Z_PK\" = ? AND \(table).\"Z_ENT\" = ?",
+                    bindings: [.integer(key), .text(name)], cacheKey: cacheKey
+                ).records.first
+            }
+            return try readRecords(
+                state.connection, table: table, where: "\(table).\"Z_PK\" = ? AND \(table).\"Z_ENT\" = ?",
+                bindings: [.integer(key), .text(name)], cacheKey: cacheKey
             ).first
         }
     }
@@ -324,11 +332,12 @@ extension SQLiteStore {
     /// into records that leave their to-many relationships out; with `ownerColumn`, also that
     /// column's value of each row.
     func readRows(
-        _ connection: SQLiteConnection, table: String, from: String? = nil, where condition: String, bindings: [SQLiteValue],
-        orderAndLimit: String = "", ownerColumn: String? = nil, cacheKey: SQLiteConnection.StatementKey? = nil
+        _ connection: SQLiteConnection, table: String, from: String? = nil, where condition: @autoclosure () -> String,
+        bindings: [SQLiteValue], orderAndLimit: String = "", ownerColumn: String? = nil, cacheKey: SQLiteConnection.StatementKey? = nil
     ) throws -> (records: [StoreRecord], owners: [Int64]) {
         guard let select = schema.selectLists[table] else { return ([], []) }
         func sql() -> String {
+            let condition = condition()
             let whereClause = condition.isEmpty ? "" : " WHERE " + condition
             return "SELECT \(select.sql)" + (ownerColumn.map { ", " + $0 } ?? "") + " FROM \(from ?? table)" + whereClause + orderAndLimit
         }
@@ -484,7 +493,7 @@ extension SQLiteStore {
         if let last = kinds.last, last.name == name {
             (entity, reads) = (last.entity, last.reads)
         } else {
-            if let known = kinds.all[name] {
+            if !kinds.all.isEmpty, let known = kinds.all[name] {
                 (entity, reads) = (known.0, known.1.reads)
             } else {
                 guard let found = model.entity(named: name), let foundMapping = schema.entities[name] else {
@@ -498,7 +507,12 @@ extension SQLiteStore {
                         sql: row.sql)
                 }
                 (entity, reads) = (found, foundMapping.reads)
-                kinds.all[name] = (found, foundMapping)
+                // Rows of one entity (a fault's, most fetches) need only `last`: the table of
+                // entities is kept once a second one appears.
+                if let last = kinds.last, kinds.all.isEmpty, let lastMapping = schema.entities[last.name] {
+                    kinds.all[last.name] = (last.entity, lastMapping)
+                }
+                if kinds.last != nil { kinds.all[name] = (found, foundMapping) }
             }
             kinds.last = (name, entity, reads)
         }

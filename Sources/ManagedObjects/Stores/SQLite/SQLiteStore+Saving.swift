@@ -155,6 +155,8 @@ extension SQLiteStore {
             if case .toMany(let ids) = record.values[index] { related = ids }
             switch storage {
             case .toManyByInverse(let table, _, let order?):
+                // No related rows, no positions to write (and no statement to look up).
+                guard !related.isEmpty else { continue }
                 let statement = try connection.cachedStatement("UPDATE \(table) SET \(order) = ? WHERE \"Z_PK\" = ?")
                 for (position, id) in related.enumerated() {
                     guard let relatedKey = id.primaryKey else { continue }
@@ -162,6 +164,8 @@ extension SQLiteStore {
                 }
             case .toManyByJoin(let join, let own, let other, let order, _):
                 let keys = related.compactMap(\.primaryKey)
+                // A new record has no join rows yet: with none to add there is nothing to write.
+                if isNew && keys.isEmpty { continue }
                 if !isNew {
                     var existing: [Int64] = []
                     try connection.cachedStatement("SELECT \(other) FROM \(join) WHERE \(own) = ?")

@@ -34,6 +34,28 @@ import Testing
         #expect(try SQLiteProbe.query("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 'Employee'", at: try #require(store.url)) == ["3"])
     }
 
+    /// Inserting records whose to-many relationships are empty writes their rows and nothing
+    /// else: no positions of an ordered relationship, no join-table rows.
+    @Test func insertingRecordsWithEmptyToManyRelationshipsWritesOnlyTheirRows() throws {
+        let directory = try TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try SQLiteRelationshipTests.makeInheritanceModel())
+        let store = try #require(try coordinator.addPersistentStore(type: .sqlite, at: directory.file()) as? SQLiteStore)
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        for _ in 0..<3 { try context.insertNewObject(forEntityName: "Canvas") }
+        let statements = try store.recordingSQL { try context.save() }
+        let rowWrites = statements.filter { !$0.contains("Z_PRIMARYKEY") && !$0.hasPrefix("SELECT") && $0 != "COMMIT" && !$0.hasPrefix("BEGIN") }
+        #expect(rowWrites.count == 3 && rowWrites.allSatisfy { $0.hasPrefix("INSERT INTO \"ZCANVAS\"") }, "\(statements)")
+
+        // With related objects, the positions and join rows are written.
+        let canvas = try context.insertNewObject(forEntityName: "Canvas")
+        let square = try context.insertNewObject(forEntityName: "Square")
+        try canvas.setValue([square], forKey: "shapes")
+        try canvas.setValue(Set([square]), forKey: "favorites")
+        let relating = try store.recordingSQL { try context.save() }
+        #expect(relating.contains { $0.hasPrefix("UPDATE \"ZSHAPE\"") }, "\(relating)")
+        #expect(relating.contains { $0.hasPrefix("INSERT OR IGNORE INTO") }, "\(relating)")
+    }
+
     @Test func aBatchInsertCommitsOnce() throws {
         let stack = try TestStore.$kind.withValue(.sqlite) { try ManagedTestStack() }
         let store = try #require(stack.sqliteStore)
