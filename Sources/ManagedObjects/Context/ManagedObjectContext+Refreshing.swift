@@ -64,7 +64,8 @@ extension ManagedObjectContext {
 
     /// Discards every unsaved change: inserted objects leave the context, deleted objects come
     /// back, updated objects take their last saved values (observers hear each key that
-    /// changes), and the undo manager forgets everything.
+    /// changes), and the undo manager forgets everything. The objects-did-change notification
+    /// lists the discarded insertions as deleted and the restored objects as refreshed.
     ///
     /// Corresponds to `-[NSManagedObjectContext rollback]`.
     public func rollback() {
@@ -74,6 +75,8 @@ extension ManagedObjectContext {
             undoManager?.removeAllActions()
         }
         let insertedObjects = inserted
+        // Inserted objects, and inserted ones deleted since: both leave the context.
+        let discarded = insertedObjects.union(pendingDeletions.filter { $0.objectID.isTemporaryID })
         let restored = updated.union(deleted).union(pendingDeletions.filter { !$0.objectID.isTemporaryID })
         for object in restored {
             object.flags.remove([.updated, .deleted])
@@ -109,7 +112,9 @@ extension ManagedObjectContext {
         relationshipReadFailures = [:]
         unannouncedInserted = []
         unannouncedUpdated = []
-        unannouncedDeleted = []
+        // Discarded insertions leave as deletions, as an undone insertion does, so observers
+        // (fetched-results controllers among them) hear that they are gone.
+        unannouncedDeleted = discarded
         unannouncedRefreshed.formUnion(restored)
         postObjectsDidChange()
     }

@@ -398,8 +398,10 @@ public final class ManagedObjectContext {
                 object.flags.insert(.updated)
                 updated.insert(object)
             }
-            unannouncedUpdated.insert(object)
         }
+        // An inserted object changed after its insertion was announced is announced as updated
+        // (within the same batch, only as inserted: see `postObjectsDidChange`).
+        if !object.flags.contains(.deleted) { unannouncedUpdated.insert(object) }
         undoManager?.registerUndo(withTarget: object) { object in object.reverse(reversal, of: property) }
     }
 
