@@ -162,6 +162,23 @@ do {
     show("ada's department after undo", managedAda.department?.name ?? "nil")
     try context.save()
 
+    section("Live fetched results")
+    let byLastName = try FetchedResultsController(
+        fetchRequest: FetchRequest<ManagedEmployee>(entityName: "Employee", sortDescriptors: [KeyPathSortDescriptor(key: "lastName")]),
+        managedObjectContext: context, sectionNameKeyPath: "lastName")
+    let tableLog = ChangePrinter()
+    byLastName.delegate = tableLog
+    try byLastName.performFetch()
+    show("sections", byLastName.sections?.map(\.name) ?? [])
+    let managedAlan = ManagedEmployee(context: context)
+    managedAlan.firstName = "Alan"
+    managedAlan.lastName = "Turing"
+    managedAlan.salary = 110_000
+    managedAda.lastName = "Byron"                           // moves her to a new section
+    context.processPendingChanges()                         // the controller reports the diff
+    show("sections after the change", byLastName.sections?.map(\.name) ?? [])
+    context.rollback()
+
     context.delete(research)                                // cascades to the employees
     context.processPendingChanges()
     show("deleted objects (cascade)", context.deletedObjects.count)
@@ -245,4 +262,11 @@ do {
 } catch {
     print("error: \(error)")
     exit(1)
+}
+
+/// Prints each change set a fetched-results controller reports, as a table view would apply it.
+final class ChangePrinter: FetchedResultsControllerDelegate {
+    func controller(_ controller: FetchedResultsController<ManagedEmployee>, didChangeContentWith changes: FetchedResultsChangeSet) {
+        for line in changes.description.split(separator: "\n") { print("  \(line)") }
+    }
 }

@@ -61,6 +61,7 @@ extension ManagedObjectContext {
         if !updated.isEmpty { userInfo[Self.updatedObjectsKey] = updated }
         if !deleted.isEmpty { userInfo[Self.deletedObjectsKey] = deleted }
         if !refreshed.isEmpty { userInfo[Self.refreshedObjectsKey] = refreshed }
+        notifyChangeObservers(ContextChangeSet(inserted: inserted, updated: updated, deleted: deleted, refreshed: refreshed))
         notificationCenter.post(name: Self.objectsDidChangeNotification, object: self, userInfo: userInfo)
     }
 }

@@ -88,6 +88,8 @@ public final class ManagedObjectContext {
     /// Whether a fault of this context found its record gone: only then can a save relate an
     /// object to one (see `checkSavable`).
     @exclusivity(unchecked) var metUnfulfillableFault = false
+    /// The fetched-results controllers over this context, told of each change set as it is announced.
+    var changeObservers: [WeakContextChangeObserver] = []
 
     /// Creates a context that saves to `coordinator`'s stores.
     ///

@@ -88,13 +88,13 @@ public struct KeyPathSortDescriptor: Hashable, Sendable, CustomStringConvertible
     }
 
     /// The value the descriptor orders an object by.
-    func value(of object: Any?) throws -> Any? {
+    package func value(of object: Any?) throws -> Any? {
         if key.utf8.count == 4, key.lowercased() == "self" { return object }
         return try readKeyPath(key, of: object)
     }
 
     /// Orders two values read from objects, in the descriptor's direction.
-    func compareValues(_ lhs: Any?, _ rhs: Any?) throws -> ComparisonResult {
+    package func compareValues(_ lhs: Any?, _ rhs: Any?) throws -> ComparisonResult {
         let order = try ascendingOrder(nilForNull(lhs), nilForNull(rhs))
         return ascending ? order : order.reversed
     }
