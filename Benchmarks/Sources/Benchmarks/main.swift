@@ -76,4 +76,7 @@ if !profiling && (filters.isEmpty || filters.contains { "managed".localizedCaseI
 if !profiling && (filters.isEmpty || filters.contains { "sqlite".localizedCaseInsensitiveContains($0) }) {
     SQLiteBenchmarks.report()
 }
+if !profiling && (filters.isEmpty || filters.contains { "fetched".localizedCaseInsensitiveContains($0) }) {
+    FetchedResultsBenchmarks.report()
+}
 print(String(format: "Total time: %.1f s", Double(now() - started) / 1e9))
