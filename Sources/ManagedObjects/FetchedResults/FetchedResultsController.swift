@@ -80,8 +80,11 @@ public final class FetchedResultsController<Object: ManagedObject> {
     /// Creates a controller over `fetchRequest`'s results in `managedObjectContext`; call
     /// ``performFetch()`` to fetch them.
     ///
-    /// - Parameter sectionNameKeyPath: The key path whose value names each object's section;
-    ///   nil for one section. The first sort descriptor must order the objects by section.
+    /// - Parameters:
+    ///   - fetchRequest: The entity, predicate and sort descriptors of the results.
+    ///   - managedObjectContext: The context to fetch from and follow.
+    ///   - sectionNameKeyPath: The key path whose value names each object's section; nil for
+    ///     one section. The first sort descriptor must order the objects by section.
     /// - Throws: ``FetchedResultsError/Code/missingSortDescriptors`` when the request has no
     ///   sort descriptor; ``FetchedResultsError/Code/unsupportedFetchRequest`` when it has a
     ///   fetch limit or offset.
@@ -204,8 +207,10 @@ public final class FetchedResultsController<Object: ManagedObject> {
     /// The index of the first section whose index title is `title`, for a table view's
     /// section index.
     ///
-    /// - Parameter sectionIndex: The title's place in ``sectionIndexTitles`` (unused: titles
-    ///   are unique there).
+    /// - Parameters:
+    ///   - title: A title of ``sectionIndexTitles``.
+    ///   - sectionIndex: The title's place in ``sectionIndexTitles`` (unused: titles are unique
+    ///     there).
     /// - Throws: ``FetchedResultsError/Code/unknownSectionIndexTitle`` when no section has it.
     ///
     /// Corresponds to `-[NSFetchedResultsController sectionForSectionIndexTitle:atIndex:]`.

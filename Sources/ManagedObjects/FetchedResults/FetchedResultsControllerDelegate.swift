@@ -6,13 +6,13 @@ import Foundation
 /// For each change set, in this order, synchronously inside the context's
 /// ``ManagedObjectContext/processPendingChanges()`` (or `rollback()`, `refresh`, merge) that
 /// announced the change:
-/// 1. ``controllerWillChangeContent(_:)``;
-/// 2. ``controller(_:didChange:atSectionIndex:for:)`` for each section deleted
+/// 1. `controllerWillChangeContent(_:)`;
+/// 2. `controller(_:didChange:atSectionIndex:for:)` for each section deleted
 ///    (last first, with the section as it was), then each section inserted (first first);
-/// 3. ``controller(_:didChange:at:for:newIndexPath:)`` for each object deleted (last first),
+/// 3. `controller(_:didChange:at:for:newIndexPath:)` for each object deleted (last first),
 ///    inserted (first first), moved (by new index path), updated (by old index path);
-/// 4. ``controller(_:didChangeContentWith:)`` with the whole ``FetchedResultsChangeSet``;
-/// 5. ``controllerDidChangeContent(_:)``.
+/// 4. `controller(_:didChangeContentWith:)` with the whole ``FetchedResultsChangeSet``;
+/// 5. `controllerDidChangeContent(_:)`.
 ///
 /// Nothing is called for a change set that leaves the results as they were. The controller
 /// already holds the new results during the calls: index paths of deletions are the old
@@ -34,7 +34,7 @@ import Foundation
 /// ```
 ///
 /// Corresponds to Core Data's `NSFetchedResultsControllerDelegate`; differences: generic over
-/// the controller's object type; ``controller(_:didFailWith:)`` reports a change the
+/// the controller's object type; `controller(_:didFailWith:)` reports a change the
 /// controller could not follow, where Core Data raises.
 public protocol FetchedResultsControllerDelegate<Object>: AnyObject {
     /// The class of the controller's objects.

@@ -15,7 +15,7 @@ public struct FetchedResultsSectionInfo<Object: ManagedObject> {
     public let name: String
     /// The section's title in a section index: by default the name's first letter, uppercased
     /// (nil for an empty name); the delegate's
-    /// ``FetchedResultsControllerDelegate/controller(_:sectionIndexTitleForSectionName:)`` may
+    /// `controller(_:sectionIndexTitleForSectionName:)` may
     /// choose another.
     ///
     /// Corresponds to `NSFetchedResultsSectionInfo.indexTitle`.
