@@ -177,6 +177,7 @@ do {
     managedAda.lastName = "Byron"                           // moves her to a new section
     context.processPendingChanges()                         // the controller reports the diff
     show("sections after the change", byLastName.sections?.map(\.name) ?? [])
+    byLastName.delegate = nil                               // quiet from here on
     context.rollback()
 
     context.delete(research)                                // cascades to the employees
