@@ -2,7 +2,7 @@ import Foundation
 
 extension PostgreSQLStore {
     /// The records a fetch asks for, with as much of the request as SQL does exactly: what
-    /// ``SQLPredicateTranslator`` translates in PostgreSQL's dialect (comparisons of numbers,
+    /// `SQLPredicateTranslator` translates in PostgreSQL's dialect (comparisons of numbers,
     /// Booleans, dates and strings (equality and order of their NFC forms), `nil`, to-one and
     /// `SELF` comparisons with the context's objects, `ANY`/`ALL`/`NONE` and aggregates over
     /// to-many relationships, `AND`/`OR`/`NOT`, sorts, limit and offset). Conjuncts with string

@@ -10,10 +10,10 @@ import Foundation
 /// let context = ManagedObjectContext(coordinator: coordinator)
 /// ```
 ///
-/// The schema is the SQLite store's (``SQLSchema``: a table per inheritance hierarchy, a
+/// The schema is the SQLite store's (`SQLSchema`: a table per inheritance hierarchy, a
 /// column per attribute and to-one relationship, join tables, order columns, indexes on
 /// foreign keys, a metadata table with the model's version hashes) in PostgreSQL's types
-/// (``SQLDialect/columnType(_:)``), created when the database has no table; a database written
+/// (`SQLDialect.columnType(_:)`), created when the database has no table; a database written
 /// with another model is refused with ``PersistenceError/Code/incompatibleModel``.
 ///
 /// Primary keys come from a sequence per table, so processes insert without colliding. Every
