@@ -15,7 +15,7 @@ final class PostgreSQLConnection {
     private(set) var statementCount = 0
     /// The SQL of each execution, in order, while non-nil.
     var log: [String]?
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     /// Prepared statements by SQL text: their names on the server.
     private var prepared: [String: String] = [:]
     private var nextStatementNumber = 0

@@ -31,7 +31,8 @@ extension PostgreSQLStore {
     /// Writes a save in one transaction: it locks the rows of the updated and deleted records
     /// (`SELECT … FOR UPDATE`, in key order) and checks that each still has the version the
     /// last ``versions(of:)`` reported (or, without one, the version the request expects), then
-    /// deletes, inserts, updates, and writes join-table rows and positions.
+    /// deletes, inserts, updates, writes join-table rows and positions, and announces the IDs
+    /// it wrote to ``PostgreSQLChangeListener``s (delivered when it commits).
     ///
     /// - Throws: ``PersistenceError/Code/mergeConflict`` with the records another process
     ///   changed; ``PersistenceError/Code/saveFailed`` with the failing SQL when the server
@@ -50,6 +51,7 @@ extension PostgreSQLStore {
                 for record in changes.updated { try write(record, inserting: false, connection) }
                 for record in changes.inserted { try writeRelationships(of: record, isNew: true, connection) }
                 for record in changes.updated { try writeRelationships(of: record, isNew: false, connection) }
+                try notify(changes, connection)
             }
         }
     }

@@ -57,6 +57,9 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     public let url: URL?
 
     let configuration: PostgreSQLConfiguration
+    /// Names this store instance in the notifications its saves send, so that its own
+    /// listeners leave them out.
+    let senderToken = UUID().uuidString
     let model: ManagedObjectModel
     let schema: SQLSchema
     /// Guards `state`.

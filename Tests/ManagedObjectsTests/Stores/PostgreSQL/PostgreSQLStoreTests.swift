@@ -235,3 +235,71 @@ extension PostgreSQLTests {
         }
     }
 }
+
+extension PostgreSQLTests {
+    @Suite struct ChangeListenerTests {
+        @Test func aListenerReportsAnotherCoordinatorsSaveForMerging() throws {
+            let database = try TemporaryPostgreSQLDatabase()
+            let writerCoordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
+            try writerCoordinator.addPersistentStore(type: .postgreSQL, at: database.url)
+            let writer = ManagedObjectContext(coordinator: writerCoordinator, notificationCenter: NotificationCenter())
+            let ada = TestEmployee(context: writer), grace = TestEmployee(context: writer)
+            ada.firstName = "Ada"
+            grace.firstName = "Grace"
+            try writer.save()
+
+            let readerCoordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
+            let store = try #require(try readerCoordinator.addPersistentStore(type: .postgreSQL, at: database.url) as? PostgreSQLStore)
+            let listener = try store.makeChangeListener()
+            let center = NotificationCenter()
+            let reader = ManagedObjectContext(coordinator: readerCoordinator, notificationCenter: center)
+            let readAda = try #require(try reader.existingObject(with: ada.objectID) as? TestEmployee)
+            _ = try reader.existingObject(with: grace.objectID)
+            #expect(readAda.firstName == "Ada")
+            #expect(try listener.nextChanges(waitingUpTo: 0) == nil)
+
+            ada.firstName = "Augusta"
+            writer.delete(grace)
+            let alan = TestEmployee(context: writer)
+            alan.firstName = "Alan"
+            try writer.save()
+
+            let changes = try #require(try listener.nextChanges(waitingUpTo: 10))
+            #expect(changes.name == PostgreSQLChangeListener.remoteChangeNotification)
+            #expect(changes.userInfo?[ManagedObjectContext.updatedObjectIDsKey] as? Set<ManagedObjectID> == [ada.objectID])
+            #expect(changes.userInfo?[ManagedObjectContext.deletedObjectIDsKey] as? Set<ManagedObjectID> == [grace.objectID])
+            #expect(changes.userInfo?[ManagedObjectContext.insertedObjectIDsKey] as? Set<ManagedObjectID> == [alan.objectID])
+
+            let recorder = NotificationRecorder(ManagedObjectContext.objectsDidChangeNotification, center: center)
+            reader.mergeChanges(fromContextDidSave: changes)
+            #expect(readAda.firstName == "Augusta")
+            #expect(reader.registeredObjects.contains { $0.objectID == grace.objectID } == false)
+            #expect(recorder.notifications.count == 1)
+
+            // The reader's own saves are not reported to its listener.
+            readAda.salary = 5
+            try reader.save()
+            #expect(try listener.nextChanges(waitingUpTo: 0.5) == nil)
+        }
+
+        @Test func aListenerWhoseConnectionBrokeReconnectsOnTheNextCall() throws {
+            let database = try TemporaryPostgreSQLDatabase()
+            let other = try PostgreSQLStore(url: database.url, model: try makeTestModel())
+            let listener = try other.makeChangeListener()
+            try database.terminateConnections()
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
+            try coordinator.addPersistentStore(type: .postgreSQL, at: database.url)
+            #expect {
+                try listener.nextChanges(waitingUpTo: 2)
+            } throws: { error in
+                (error as? PersistenceError)?.code == .connectionFailed
+            }
+            #expect(try listener.nextChanges(waitingUpTo: 0) == nil)
+            let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+            TestEmployee(context: context).firstName = "Ada"
+            try context.save()
+            let changes = try #require(try listener.nextChanges(waitingUpTo: 10))
+            #expect((changes.userInfo?[ManagedObjectContext.insertedObjectIDsKey] as? Set<ManagedObjectID>)?.count == 1)
+        }
+    }
+}
