@@ -42,6 +42,12 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("store").path
+        try checkKilledSaveLoops(type: type, path: path, url: URL(fileURLWithPath: path))
+    }
+
+    /// Six rounds of running the worker on the store at `path` (its `url` for this process),
+    /// killing it, and checking every save it reported is there, whole.
+    func checkKilledSaveLoops(type: PersistentStoreType, path: String, url: URL) throws {
         var acknowledged = 0
         for round in 0..<6 {
             let reported = try runAndKill(type: type, path: path, delay: Double.random(in: 0.15...0.6) + Double(round) * 0.05)
@@ -58,7 +64,7 @@ import Testing
                 }
             }
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-            try coordinator.addPersistentStore(type: type, at: URL(fileURLWithPath: path))
+            try coordinator.addPersistentStore(type: type, at: url)
             let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
             let batches = try context.fetch(FetchRequest<ManagedObject>("Batch"))
             let numbers = try batches.compactMap { try $0.value(forKey: "number") as? Int64 }.sorted()

@@ -216,3 +216,41 @@ extension PostgreSQLTests {
         }
     }
 }
+
+extension PostgreSQLTests {
+    /// Other processes on the same database: a worker process killed with SIGKILL in the middle
+    /// of its save loop (the server rolls its open transaction back), and this process's
+    /// listener hearing the worker's saves.
+    @Suite struct MultiProcessTests {
+        @Test func aKilledWorkerProcessLosesNoSaveAndLeavesNoHalfSave() throws {
+            let database = try TemporaryPostgreSQLDatabase()
+            try CrashSafetyTests().checkKilledSaveLoops(type: .postgreSQL, path: database.url.absoluteString, url: database.url)
+        }
+
+        @Test func aListenerHearsTheSavesOfAnotherProcess() throws {
+            let database = try TemporaryPostgreSQLDatabase()
+            let model = try ManagedObjectModel {
+                Entity("Batch") {
+                    Property("number", .integer64)
+                    Property("rows", to: "Row", inverse: "batch", toMany: true, deleteRule: .cascade)
+                }
+                Entity("Row") {
+                    Property("position", .integer64)
+                    Property("payload", .string)
+                    Property("batch", to: "Batch", inverse: "rows")
+                }
+            }
+            let store = try PostgreSQLStore(url: database.url, model: model)
+            let listener = try store.makeChangeListener()
+            try CrashSafetyTests().checkKilledSaveLoops(type: .postgreSQL, path: database.url.absoluteString, url: database.url)
+            var batches = Set<ManagedObjectID>()
+            while let changes = try listener.nextChanges(waitingUpTo: 1) {
+                let inserted = changes.userInfo?[ManagedObjectContext.insertedObjectIDsKey] as? Set<ManagedObjectID> ?? []
+                batches.formUnion(inserted.filter { $0.entity.name == "Batch" })
+            }
+            let saved = try store.records(of: try #require(model.entity(named: "Batch")), includesSubentities: true)
+            #expect(!saved.isEmpty)
+            #expect(batches == Set(saved.map(\.objectID)))
+        }
+    }
+}
