@@ -254,3 +254,30 @@ extension PostgreSQLTests {
         }
     }
 }
+
+extension PostgreSQLTests {
+    /// The server stopped as a crash would (`pg_ctl restart -m immediate`, through
+    /// `.ci/postgres crash`) while a worker process saves: every save it reported survives, whole,
+    /// and no half-save is left. Needs the server `.ci/postgres start` made
+    /// (`MODELOBJECTS_POSTGRES_DIR`); skipped with a note against another server.
+    @Suite struct ServerCrashTests {
+        static let serverDirectory = ProcessInfo.processInfo.environment["MODELOBJECTS_POSTGRES_DIR"]
+
+        @Test(.enabled(if: serverDirectory != nil, "needs the throwaway server of .ci/postgres (MODELOBJECTS_POSTGRES_DIR)"))
+        func aServerCrashLosesNoCommittedSaveAndLeavesNoHalfSave() throws {
+            let directory = try #require(Self.serverDirectory)
+            let script = URL(fileURLWithPath: #filePath)
+                .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".ci/postgres")
+            let database = try TemporaryPostgreSQLDatabase()
+            try CrashSafetyTests().checkKilledSaveLoops(type: .postgreSQL, path: database.url.absoluteString, url: database.url) {
+                let crash = Process()
+                crash.executableURL = script
+                crash.arguments = ["crash", directory]
+                try crash.run()
+                crash.waitUntilExit()
+                #expect(crash.terminationStatus == 0, "the server did not restart")
+            }
+        }
+    }
+}
