@@ -3,7 +3,7 @@ import Testing
 @testable import ManagedObjects
 
 /// The PostgreSQL server the tests run against: `MODELOBJECTS_POSTGRES_URL` (`.ci/postgres start`
-/// sets it). Without it the PostgreSQL suites are skipped, with one note, unless `CI` is set:
+/// sets it). Without it the PostgreSQL suites are skipped, with a one-line note, unless `CI` is set:
 /// then they run and fail, so that CI never passes them by skipping.
 enum PostgreSQLTestServer {
     static let environmentKey = "MODELOBJECTS_POSTGRES_URL"
@@ -38,7 +38,7 @@ enum PostgreSQLTestServer {
     }
 }
 
-/// The PostgreSQL suites, skipped together (one note) when no server is configured.
+/// The PostgreSQL suites, skipped together (each test with the note) when no server is configured.
 @Suite(.enabled(if: PostgreSQLTestServer.isEnabled, PostgreSQLTestServer.skipNote), .serialized)
 enum PostgreSQLTests {}
 
