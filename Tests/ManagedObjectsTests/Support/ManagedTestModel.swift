@@ -144,7 +144,7 @@ struct ManagedTestStack {
     ) throws {
         model = try makeTestModel(employeesRule: employeesRule, departmentRule: departmentRule)
         coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        (directory, database) = try TestStore.add(to: coordinator)
+        (directory, database) = try TestStore.addStore(to: coordinator)
         center = NotificationCenter()
         context = ManagedObjectContext(coordinator: coordinator, notificationCenter: center)
         if undo { context.undoManager = ModelUndoManager(notificationCenter: center) }

@@ -29,9 +29,18 @@ enum TestStore {
     /// `.postgreSQL`, over a new database on the test server).
     @TaskLocal static var kind = Kind.inMemory
 
+    /// Adds a store of the current kind; returns the directory of a SQLite store's file. A
+    /// PostgreSQL store needs ``addStore(to:)``, which also returns its database.
+    static func add(to coordinator: PersistentStoreCoordinator) throws -> TemporaryDirectory? {
+        guard kind != .postgreSQL else {
+            throw PersistenceError(.invalidStore, message: "TestStore.add(to:) keeps no database: use TestStore.addStore(to:)")
+        }
+        return try addStore(to: coordinator).0
+    }
+
     /// Adds a store of the current kind; returns the directory of a SQLite store's file or the
     /// PostgreSQL store's database, which live as long as they are held.
-    static func add(to coordinator: PersistentStoreCoordinator) throws -> (TemporaryDirectory?, TemporaryPostgreSQLDatabase?) {
+    static func addStore(to coordinator: PersistentStoreCoordinator) throws -> (TemporaryDirectory?, TemporaryPostgreSQLDatabase?) {
         switch kind {
         case .inMemory:
             try coordinator.addPersistentStore(type: .inMemory)
