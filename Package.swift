@@ -14,7 +14,10 @@ let package = Package(
         // The system SQLite (libsqlite3-dev on Debian and Ubuntu; part of macOS), used only by
         // Sources/ManagedObjects/CInterop/SQLite/.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
-        .target(name: "ManagedObjects", dependencies: ["ModelObjects", "CSQLite"]),
+        // The system libpq (libpq-dev on Debian and Ubuntu, libpq on Homebrew), used only by
+        // Sources/ManagedObjects/CInterop/PostgreSQL/.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        .target(name: "ManagedObjects", dependencies: ["ModelObjects", "CSQLite", "CLibPQ"]),
         .target(name: "SampleModels", dependencies: ["ModelObjects", "ManagedObjects"]),
         .executableTarget(name: "employees", dependencies: ["ModelObjects", "ManagedObjects", "SampleModels"]),
         // Fuzz targets (run under libFuzzer by .ci/fuzz); built here to replay inputs and write seeds.

@@ -1,4 +1,5 @@
-// A save loop for the crash tests: `StoreCrashWorker <store type> <path>` opens the store and
+// A save loop for the crash tests: `StoreCrashWorker <store type> <path or URL>` opens the store
+// (a file path, or a postgresql:// URL for the PostgreSQL store) and
 // saves batches of rows until it is killed, printing "saved N" after each save returns. The test
 // kills it with SIGKILL at a random moment, reopens the store and checks that every batch it
 // reported is there, whole, and that no batch is there in part.
@@ -8,7 +9,7 @@ import ManagedObjects
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: StoreCrashWorker <InMemory|SQLite|Binary> <path>\n".utf8))
+    FileHandle.standardError.write(Data("usage: StoreCrashWorker <InMemory|SQLite|Binary|PostgreSQL> <path or URL>\n".utf8))
     exit(2)
 }
 
@@ -35,7 +36,8 @@ func crashTestPayload(batch: Int64, position: Int64) -> String {
 
 do {
     let coordinator = PersistentStoreCoordinator(managedObjectModel: try crashTestModel())
-    try coordinator.addPersistentStore(type: PersistentStoreType(rawValue: arguments[1]), at: URL(fileURLWithPath: arguments[2]))
+    let location = arguments[2].contains("://") ? URL(string: arguments[2]) : URL(fileURLWithPath: arguments[2])
+    try coordinator.addPersistentStore(type: PersistentStoreType(rawValue: arguments[1]), at: location)
     let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
     let existing = try context.count(for: FetchRequest<ManagedObject>("Batch"))
     var number = existing

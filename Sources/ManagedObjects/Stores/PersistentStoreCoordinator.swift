@@ -46,7 +46,8 @@ public final class PersistentStoreCoordinator: Sendable {
     /// - Parameters:
     ///   - type: The kind of store.
     ///   - url: The store's file, for kinds that have one (``PersistentStoreType/sqlite``,
-    ///     ``PersistentStoreType/binary``).
+    ///     ``PersistentStoreType/binary``); the database's `postgresql://` URL for
+    ///     ``PersistentStoreType/postgreSQL``.
     ///   - options: ``PersistentStoreOptions/lightweightMigration`` to migrate a SQLite store
     ///     written with an earlier model.
     /// - Returns: The store.
@@ -77,6 +78,13 @@ public final class PersistentStoreCoordinator: Sendable {
                 throw PersistenceError(.invalidStore, message: "a SQLite store needs the URL of its file")
             }
             let store = try SQLiteStore(url: url, model: managedObjectModel, options: options)
+            addPersistentStore(store)
+            return store
+        case .postgreSQL:
+            guard let url else {
+                throw PersistenceError(.invalidStore, message: "a PostgreSQL store needs a postgresql:// URL")
+            }
+            let store = try PostgreSQLStore(url: url, model: managedObjectModel, options: options)
             addPersistentStore(store)
             return store
         default:

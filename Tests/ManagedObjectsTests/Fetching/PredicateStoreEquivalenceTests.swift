@@ -23,11 +23,16 @@ import Testing
         "SUBQUERY(projects, $p, $p.title CONTAINS 'o').@count > 0", "age BETWEEN {30, 40} AND firstName LIKE '*a*'",
     ]
 
-    /// A coordinator with one store of `type` (in a temporary directory, kept while the
-    /// returned directory lives).
-    private func makeCoordinator(_ type: PersistentStoreType) throws -> (PersistentStoreCoordinator, TemporaryDirectory) {
-        let directory = try TemporaryDirectory()
+    /// A coordinator with one store of `type` (in a temporary directory, or a new PostgreSQL
+    /// database, kept while the second value lives).
+    private func makeCoordinator(_ type: PersistentStoreType) throws -> (PersistentStoreCoordinator, AnyObject) {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
+        if type == .postgreSQL {
+            let database = try TemporaryPostgreSQLDatabase()
+            try coordinator.addPersistentStore(type: type, at: database.url)
+            return (coordinator, database)
+        }
+        let directory = try TemporaryDirectory()
         try coordinator.addPersistentStore(type: type, at: type == .inMemory ? nil : directory.file())
         return (coordinator, directory)
     }

@@ -16,9 +16,11 @@ import Testing
         return nil
     }
 
-    /// Runs the worker until it has reported `minimumSaves` saves plus a random delay, kills it,
-    /// and returns the last save number it reported.
-    private func runAndKill(type: PersistentStoreType, path: String, delay: Double) throws -> Int {
+    /// Runs the worker for `delay` seconds, runs `interrupt` (nothing by default), kills it, and
+    /// returns the last save number it reported.
+    private func runAndKill(
+        type: PersistentStoreType, path: String, delay: Double, interrupt: () throws -> Void = {}
+    ) throws -> Int {
         let worker = try #require(Self.workerURL, "StoreCrashWorker must be built next to the tests")
         let process = Process()
         process.executableURL = worker
@@ -27,6 +29,7 @@ import Testing
         process.standardOutput = pipe
         try process.run()
         Thread.sleep(forTimeInterval: delay)
+        try interrupt()
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -42,9 +45,17 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("store").path
+        try checkKilledSaveLoops(type: type, path: path, url: URL(fileURLWithPath: path))
+    }
+
+    /// Six rounds of running the worker on the store at `path` (its `url` for this process),
+    /// interrupting it (`interrupt`, then SIGKILL), and checking every save it reported is there,
+    /// whole.
+    func checkKilledSaveLoops(type: PersistentStoreType, path: String, url: URL, interrupt: () throws -> Void = {}) throws {
         var acknowledged = 0
         for round in 0..<6 {
-            let reported = try runAndKill(type: type, path: path, delay: Double.random(in: 0.15...0.6) + Double(round) * 0.05)
+            let reported = try runAndKill(
+                type: type, path: path, delay: Double.random(in: 0.15...0.6) + Double(round) * 0.05, interrupt: interrupt)
             acknowledged = max(acknowledged, reported)
             let model = try ManagedObjectModel {
                 Entity("Batch") {
@@ -58,7 +69,7 @@ import Testing
                 }
             }
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-            try coordinator.addPersistentStore(type: type, at: URL(fileURLWithPath: path))
+            try coordinator.addPersistentStore(type: type, at: url)
             let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
             let batches = try context.fetch(FetchRequest<ManagedObject>("Batch"))
             let numbers = try batches.compactMap { try $0.value(forKey: "number") as? Int64 }.sorted()

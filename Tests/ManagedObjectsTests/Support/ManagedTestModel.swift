@@ -127,7 +127,8 @@ func makeTestModel(
 }
 
 /// A coordinator with a store over the test model (in memory, or SQLite in a temporary
-/// directory while ``TestStore/kind`` says so), and a context on it.
+/// directory, or PostgreSQL in a new database, while ``TestStore/kind`` says so), and a
+/// context on it.
 struct ManagedTestStack {
     let model: ManagedObjectModel
     let coordinator: PersistentStoreCoordinator
@@ -135,13 +136,15 @@ struct ManagedTestStack {
     let center: NotificationCenter
     /// The SQLite store's directory, removed when the last copy of the stack goes.
     let directory: TemporaryDirectory?
+    /// The PostgreSQL store's database, dropped when the last copy of the stack goes.
+    let database: TemporaryPostgreSQLDatabase?
 
     init(
         employeesRule: DeleteRule = .nullify, departmentRule: DeleteRule = .nullify, undo: Bool = false
     ) throws {
         model = try makeTestModel(employeesRule: employeesRule, departmentRule: departmentRule)
         coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        directory = try TestStore.add(to: coordinator)
+        (directory, database) = try TestStore.addStore(to: coordinator)
         center = NotificationCenter()
         context = ManagedObjectContext(coordinator: coordinator, notificationCenter: center)
         if undo { context.undoManager = ModelUndoManager(notificationCenter: center) }

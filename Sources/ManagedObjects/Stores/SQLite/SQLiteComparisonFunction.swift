@@ -15,13 +15,9 @@ import ModelObjects
 /// would refuse to read).
 final class SQLiteComparisonFunction {
     /// One comparison of a plan, and the table of the rows whose values it compares.
-    struct Slot {
-        var comparison: KeyValuePredicate.Comparison
-        /// Nil when the value compared is not a column (a constant NULL).
-        var table: String?
-    }
+    typealias Slot = SQLPredicateTranslator.EvaluatedComparison
 
-    /// The function's name in SQL.
+    /// The function's name in SQL (``SQLDialect/comparisonFunction`` of ``SQLDialect/sqlite``).
     static let name = "mo_compare"
 
     /// The comparisons of the statements running, by slot, each with a constant on the right;

@@ -24,7 +24,7 @@ extension SQLiteStore {
     ///   Files written before shapes were recorded are checked on their columns' declared
     ///   types instead (an attribute whose column type changed is refused).
     static func migrate(
-        _ connection: SQLiteConnection, schema: SQLiteSchema, model: ManagedObjectModel, storedEntities: Set<String>,
+        _ connection: SQLiteConnection, schema: SQLSchema, model: ManagedObjectModel, storedEntities: Set<String>,
         metadata: [String: String], path: String
     ) throws {
         try checkKeptProperties(connection, schema: schema, model: model, storedEntities: storedEntities, metadata: metadata, path: path)
@@ -143,7 +143,7 @@ extension SQLiteStore {
     /// Deletes the rows of entities the model no longer has from the tables of hierarchies it
     /// keeps (they would name an unknown entity), then clears the foreign keys and join rows
     /// that referred to records no longer there.
-    private static func dropRecords(of removed: [String], _ connection: SQLiteConnection, schema: SQLiteSchema) throws {
+    private static func dropRecords(of removed: [String], _ connection: SQLiteConnection, schema: SQLSchema) throws {
         let placeholders = Array(repeating: "?", count: removed.count).joined(separator: ", ")
         for table in schema.tables {
             try connection.prepare("DELETE FROM \(table.name) WHERE \"Z_ENT\" IN (\(placeholders))").execute(removed.map { .text($0) })
@@ -171,13 +171,13 @@ extension SQLiteStore {
     /// with another declared type than the attribute's type takes (its values would be
     /// misread). `declaredTypes` caches each table's columns.
     private static func checkColumnType(
-        of property: PropertyDescription, in entity: EntityDescription, _ connection: SQLiteConnection, schema: SQLiteSchema,
+        of property: PropertyDescription, in entity: EntityDescription, _ connection: SQLiteConnection, schema: SQLSchema,
         declaredTypes: inout [String: [String: String]], path: String
     ) throws {
         guard let attribute = property as? AttributeDescription, !attribute.isTransient,
               let mapping = schema.entities[entity.name], attribute.index < mapping.storage.count,
               case .attribute(let column, let type) = mapping.storage[attribute.index],
-              let expected = SQLiteSchema.columnType(type)
+              let expected = SQLDialect.sqlite.columnType(type)
         else { return }
         if declaredTypes[mapping.table] == nil {
             var columns: [String: String] = [:]
@@ -198,7 +198,7 @@ extension SQLiteStore {
     /// Refuses changes of a kept property's shape that would misread stored values, and fills
     /// the default into records without a value of a property made required.
     private static func checkKeptProperties(
-        _ connection: SQLiteConnection, schema: SQLiteSchema, model: ManagedObjectModel, storedEntities: Set<String>,
+        _ connection: SQLiteConnection, schema: SQLSchema, model: ManagedObjectModel, storedEntities: Set<String>,
         metadata: [String: String], path: String
     ) throws {
         var declaredTypes: [String: [String: String]] = [:]

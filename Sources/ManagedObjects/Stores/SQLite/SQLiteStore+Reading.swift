@@ -165,7 +165,7 @@ extension SQLiteStore {
 
     /// The query of a to-many relationship's related IDs, around the condition on the owner's
     /// key (which depends on the records read); nil for other storage.
-    private func toManyQuery(_ storage: SQLiteSchema.Storage) -> (head: String, tail: String)? {
+    private func toManyQuery(_ storage: SQLSchema.Storage) -> (head: String, tail: String)? {
         switch storage {
         case .toManyByInverse(let other, let foreignKey, let order):
             return (
@@ -321,11 +321,9 @@ extension SQLiteStore {
 
     /// The condition selecting rows of `mapping`'s entity (and its subentities); empty when
     /// every row of the table matches.
-    func entityCondition(_ mapping: SQLiteSchema.EntityMapping, includesSubentities: Bool) -> (String, [SQLiteValue]) {
-        if includesSubentities && mapping.isRoot { return ("", []) }
-        let names = includesSubentities ? mapping.kindNames : [mapping.kindNames[0]]
-        let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-        return ("\(mapping.table).\"Z_ENT\" IN (\(placeholders))", names.map { .text($0) })
+    func entityCondition(_ mapping: SQLSchema.EntityMapping, includesSubentities: Bool) -> (String, [SQLiteValue]) {
+        let (condition, bindings) = schema.entityCondition(mapping, includesSubentities: includesSubentities)
+        return (condition, bindings.map(SQLiteValue.init))
     }
 
     /// Reads the rows of `table` (selected `from` it, or a join with it) matching `condition`
@@ -452,7 +450,7 @@ extension SQLiteStore {
         return related
     }
 
-    private func sameStorage(_ lhs: SQLiteSchema.Storage, _ rhs: SQLiteSchema.Storage) -> Bool {
+    private func sameStorage(_ lhs: SQLSchema.Storage, _ rhs: SQLSchema.Storage) -> Bool {
         switch (lhs, rhs) {
         case (.toManyByInverse(let a, let b, let c), .toManyByInverse(let d, let e, let f)): a == d && b == e && c == f
         case (.toManyByJoin(let a, let b, let c, let d, _), .toManyByJoin(let e, let f, let g, let h, _)):
@@ -464,10 +462,10 @@ extension SQLiteStore {
     /// The entities met while decoding rows, with the last one at hand (rows of one entity
     /// usually follow each other), so that most rows cost no dictionary lookup.
     struct EntityLookup {
-        var all: [String: (EntityDescription, SQLiteSchema.EntityMapping)] = [:]
+        var all: [String: (EntityDescription, SQLSchema.EntityMapping)] = [:]
         /// The last row's entity and how its rows read (not the whole mapping, whose copy would
         /// cost a retain and release of each of its arrays per row).
-        var last: (name: String, entity: EntityDescription, reads: [SQLiteSchema.Read])?
+        var last: (name: String, entity: EntityDescription, reads: [SQLSchema.Read])?
     }
 
     /// One row as a record (to-many relationships still empty).
@@ -489,7 +487,7 @@ extension SQLiteStore {
                     + "not a positive integer",
                 sql: row.sql)
         }
-        let entity: EntityDescription, reads: [SQLiteSchema.Read]
+        let entity: EntityDescription, reads: [SQLSchema.Read]
         if let last = kinds.last, last.name == name {
             (entity, reads) = (last.entity, last.reads)
         } else {
@@ -559,10 +557,10 @@ extension SQLiteStore {
     }
 
     /// A column's value as an attribute's type; nil when the column holds something the store
-    /// would not have written for the type (see ``SQLiteSchema/Decoding``). `storage` is the
+    /// would not have written for the type (see ``SQLSchema/Decoding``). `storage` is the
     /// column's storage class, not NULL.
     func decode(
-        _ row: SQLiteStatement, at position: Int32, _ storage: SQLiteStorageClass, as decoding: SQLiteSchema.Decoding
+        _ row: SQLiteStatement, at position: Int32, _ storage: SQLiteStorageClass, as decoding: SQLSchema.Decoding
     ) -> StoreValue? {
         switch decoding {
         case .integer(let min, let max):

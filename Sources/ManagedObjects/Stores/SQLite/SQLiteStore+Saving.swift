@@ -69,7 +69,7 @@ extension SQLiteStore {
             conflicts: conflicts)
     }
 
-    private func mapping(of id: ManagedObjectID) throws -> (SQLiteSchema.EntityMapping, Int64) {
+    private func mapping(of id: ManagedObjectID) throws -> (SQLSchema.EntityMapping, Int64) {
         guard let mapping = schema.entities[id.entity.name], let key = id.primaryKey, id.storeIdentifier == identifier else {
             throw PersistenceError(.saveFailed, message: "\(id) is not an object ID of this store", objectID: id)
         }
@@ -103,7 +103,7 @@ extension SQLiteStore {
 
     /// Inserts or updates the row of `record` (its attributes and to-one relationships).
     private func write(
-        _ record: StoreRecord, mapping: SQLiteSchema.EntityMapping, statement: SQLiteStatement, inserting: Bool
+        _ record: StoreRecord, mapping: SQLSchema.EntityMapping, statement: SQLiteStatement, inserting: Bool
     ) throws {
         guard record.objectID.storeIdentifier == identifier, let key = record.objectID.primaryKey else {
             throw PersistenceError(.saveFailed, message: "\(record.objectID) is not an object ID of this store", objectID: record.objectID)
@@ -191,7 +191,7 @@ extension SQLiteStore {
         }
     }
 
-    /// A store value as SQLite keeps it (see ``SQLiteSchema/columnType(_:)``).
+    /// A store value as SQLite keeps it (see ``SQLDialect/columnType(_:)``).
     static func sqliteValue(_ value: StoreValue) -> SQLiteValue {
         switch value {
         case .null, .toMany: .null

@@ -53,7 +53,7 @@ extension SQLiteStore {
     /// - Throws: ``SQLiteError`` (an unreadable file); ``PersistenceError`` with
     ///   ``PersistenceError/Code/invalidStore`` or ``PersistenceError/Code/incompatibleModel``.
     static func prepare(
-        _ connection: SQLiteConnection, schema: SQLiteSchema, model: ManagedObjectModel, path: String, migrate: Bool
+        _ connection: SQLiteConnection, schema: SQLSchema, model: ManagedObjectModel, path: String, migrate: Bool
     ) throws -> String {
         // The first read of the file: a file of another kind fails here with SQLITE_NOTADB.
         let journal = try connection.prepare("PRAGMA journal_mode = WAL")
@@ -85,7 +85,7 @@ extension SQLiteStore {
 
     /// Creates the tables, the metadata and the primary-key counters (inside the caller's
     /// transaction).
-    private static func create(_ connection: SQLiteConnection, schema: SQLiteSchema, model: ManagedObjectModel) throws -> String {
+    private static func create(_ connection: SQLiteConnection, schema: SQLSchema, model: ManagedObjectModel) throws -> String {
         let identifier = UUID().uuidString
         do {
             try connection.execute("CREATE TABLE \"Z_METADATA\" (\"Z_KEY\" TEXT PRIMARY KEY, \"Z_VALUE\" TEXT NOT NULL)")
@@ -107,7 +107,7 @@ extension SQLiteStore {
 
     /// Reads the metadata of an existing store and compares it with the model.
     private static func check(
-        _ connection: SQLiteConnection, schema: SQLiteSchema, model: ManagedObjectModel, path: String, migrate: Bool
+        _ connection: SQLiteConnection, schema: SQLSchema, model: ManagedObjectModel, path: String, migrate: Bool
     ) throws -> String {
         var metadata: [String: String] = [:]
         try connection.prepare("SELECT \"Z_KEY\", \"Z_VALUE\" FROM \"Z_METADATA\"").forEachRow { row in

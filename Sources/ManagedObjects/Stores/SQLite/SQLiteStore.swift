@@ -58,7 +58,7 @@ public final class SQLiteStore: PersistentStore, SaveKeyProviding, @unchecked Se
 
     let fileURL: URL
     let model: ManagedObjectModel
-    let schema: SQLiteSchema
+    let schema: SQLSchema
     /// Guards `state`.
     private let lock = NSLock()
     private var state: State
@@ -84,7 +84,7 @@ public final class SQLiteStore: PersistentStore, SaveKeyProviding, @unchecked Se
         }
         fileURL = url
         self.model = model
-        let schema = SQLiteSchema(model: model)
+        let schema = SQLSchema(model: model)
         self.schema = schema
         let connection: SQLiteConnection
         do {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ManagedObjects
 
-@Suite struct SQLiteSchemaTests {
+@Suite struct SQLSchemaTests {
     @Test func aNewFileGetsATablePerHierarchyJoinTablesIndexesAndMetadata() throws {
         let directory = try TemporaryDirectory()
         let model = try makeTestModel()

@@ -23,21 +23,36 @@ final class TemporaryDirectory: Sendable {
 
 /// The kind of store the shared test stack uses.
 enum TestStore {
-    enum Kind: Sendable { case inMemory, sqlite }
+    enum Kind: Sendable { case inMemory, sqlite, postgreSQL }
 
-    /// Set with `TestStore.$kind.withValue(.sqlite) { … }` to run a scenario over SQLite.
+    /// Set with `TestStore.$kind.withValue(.sqlite) { … }` to run a scenario over SQLite (or
+    /// `.postgreSQL`, over a new database on the test server).
     @TaskLocal static var kind = Kind.inMemory
 
-    /// Adds a store of the current kind; returns the directory of a SQLite store's file.
+    /// Adds a store of the current kind; returns the directory of a SQLite store's file. A
+    /// PostgreSQL store needs ``addStore(to:)``, which also returns its database.
     static func add(to coordinator: PersistentStoreCoordinator) throws -> TemporaryDirectory? {
+        guard kind != .postgreSQL else {
+            throw PersistenceError(.invalidStore, message: "TestStore.add(to:) keeps no database: use TestStore.addStore(to:)")
+        }
+        return try addStore(to: coordinator).0
+    }
+
+    /// Adds a store of the current kind; returns the directory of a SQLite store's file or the
+    /// PostgreSQL store's database, which live as long as they are held.
+    static func addStore(to coordinator: PersistentStoreCoordinator) throws -> (TemporaryDirectory?, TemporaryPostgreSQLDatabase?) {
         switch kind {
         case .inMemory:
             try coordinator.addPersistentStore(type: .inMemory)
-            return nil
+            return (nil, nil)
         case .sqlite:
             let directory = try TemporaryDirectory()
             try coordinator.addPersistentStore(type: .sqlite, at: directory.file())
-            return directory
+            return (directory, nil)
+        case .postgreSQL:
+            let database = try TemporaryPostgreSQLDatabase()
+            try coordinator.addPersistentStore(type: .postgreSQL, at: database.url)
+            return (nil, database)
         }
     }
 }

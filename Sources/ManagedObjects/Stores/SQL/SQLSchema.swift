@@ -1,13 +1,15 @@
 import Foundation
 
-/// How a model maps onto SQLite tables: one table per inheritance hierarchy, a column per
-/// attribute and to-one relationship of the whole hierarchy, order columns and join tables.
+/// How a model maps onto the tables of a SQL store (SQLite or PostgreSQL): one table per
+/// inheritance hierarchy, a column per attribute and to-one relationship of the whole
+/// hierarchy, order columns and join tables. Names are the same in both dialects; column
+/// types and placeholders are the dialect's (``SQLDialect``).
 ///
 /// The mapping is computed from the model alone, the same way on every open, so the store
 /// keeps no description of it; the metadata table's version hashes say whether a file was
 /// written with the same model.
 ///
-/// - A table per root entity, `Z<NAME>`: `Z_PK INTEGER PRIMARY KEY`, `Z_ENT` (the concrete
+/// - A table per root entity, `Z<NAME>`: `Z_PK` (the primary key), `Z_ENT` (the concrete
 ///   entity's name), `Z_OPT` (the record version), then a column per persistent attribute and
 ///   to-one relationship of every entity of the hierarchy (`Z<PROPERTY>`).
 /// - A to-one relationship is its target's `Z_PK`, plus `Z<NAME>_ENT` (the target entity's
@@ -17,13 +19,15 @@ import Foundation
 /// - Other to-many relationships (many-to-many, or without inverse) live in a join table
 ///   `Z_<ENTITY>_<RELATIONSHIP>` with `Z_1` (the owner), `Z_2` (the related row), and
 ///   `Z_1_ORDER`/`Z_2_ORDER` for the ordered sides. One table serves both sides of a pair.
-struct SQLiteSchema: Sendable {
+struct SQLSchema: Sendable {
     /// The table of one inheritance hierarchy.
     struct Table: Sendable {
         /// The quoted table name.
         var name: String
         /// The root entity's name (the key of its `Z_PRIMARYKEY` row).
         var rootEntityName: String
+        /// The quoted name of the sequence of the table's primary keys (PostgreSQL; nil in SQLite).
+        var sequenceName: String?
         /// Column definitions after `Z_PK`, `Z_ENT`, `Z_OPT`: `("ZNAME", "TEXT")`.
         var columns: [(name: String, type: String)] = []
         /// Columns to index (foreign keys).
@@ -154,6 +158,8 @@ struct SQLiteSchema: Sendable {
         var updateSQL: String
     }
 
+    /// The dialect of the statements.
+    let dialect: SQLDialect
     var tables: [Table] = []
     var joinTables: [JoinTable] = []
     var entities: [String: EntityMapping] = [:]
@@ -161,8 +167,9 @@ struct SQLiteSchema: Sendable {
     /// `Z_OPT`, then the columns) and each column's position in it.
     var selectLists: [String: (sql: String, positions: [String: Int32])] = [:]
 
-    /// Maps `model`.
-    init(model: ManagedObjectModel) {
+    /// Maps `model`, with `dialect`'s column types and placeholders.
+    init(model: ManagedObjectModel, dialect: SQLDialect = .sqlite) {
+        self.dialect = dialect
         var usedTableNames: Set<String> = ["Z_METADATA", "Z_PRIMARYKEY"]
         func tableName(_ base: String) -> String {
             var name = base
@@ -184,7 +191,10 @@ struct SQLiteSchema: Sendable {
         var tableIndex: [String: Int] = [:]  // root entity name -> index in tables
         for entity in model.entities where entity.superentity == nil {
             tableIndex[entity.name] = tables.count
-            tables.append(Table(name: tableName("Z" + entity.name.uppercased()), rootEntityName: entity.name))
+            let name = tableName("Z" + entity.name.uppercased())
+            // A sequence shares the namespace of tables in PostgreSQL.
+            let sequence = dialect == .postgreSQL ? tableName("Z_SEQ_" + entity.name.uppercased()) : nil
+            tables.append(Table(name: name, rootEntityName: entity.name, sequenceName: sequence))
         }
         func kinds(of entity: EntityDescription) -> [String] {
             [entity.name] + entity.subentities.flatMap(kinds(of:))
@@ -199,12 +209,12 @@ struct SQLiteSchema: Sendable {
             for property in entity.ownProperties where !property.isTransient {
                 let base = "Z" + property.name.uppercased()
                 if let attribute = property as? AttributeDescription {
-                    guard let type = Self.columnType(attribute.attributeType) else { continue }
+                    guard let type = dialect.columnType(attribute.attributeType) else { continue }
                     columnOf[ObjectIdentifier(property)] = tables[index].addColumn(base, type: type)
                 } else if let relationship = property as? RelationshipDescription, !relationship.isToMany {
-                    columnOf[ObjectIdentifier(property)] = tables[index].addColumn(base, type: "INTEGER", indexed: true)
+                    columnOf[ObjectIdentifier(property)] = tables[index].addColumn(base, type: dialect.keyType, indexed: true)
                     if let destination = relationship.destinationEntity, !destination.subentityNames.isEmpty {
-                        entityColumnOf[ObjectIdentifier(property)] = tables[index].addColumn(base + "_ENT", type: "TEXT")
+                        entityColumnOf[ObjectIdentifier(property)] = tables[index].addColumn(base + "_ENT", type: dialect.nameType)
                     }
                 }
             }
@@ -223,7 +233,7 @@ struct SQLiteSchema: Sendable {
                 if let inverse, !inverse.isToMany, let foreignKey = columnOf[ObjectIdentifier(inverse)] {
                     var order: String?
                     if relationship.isOrdered {
-                        order = tables[destinationIndex].addColumn("Z_FOK_" + inverse.name.uppercased(), type: "INTEGER")
+                        order = tables[destinationIndex].addColumn("Z_FOK_" + inverse.name.uppercased(), type: dialect.keyType)
                     }
                     toMany[ObjectIdentifier(relationship)] = .toManyByInverse(
                         table: tables[destinationIndex].name, foreignKey: foreignKey, orderColumn: order)
@@ -276,10 +286,12 @@ struct SQLiteSchema: Sendable {
             }
             let table = tables[index].name
             let names = ["\"Z_PK\"", "\"Z_ENT\"", "\"Z_OPT\""] + written.map(\.0)
+            // Untyped placeholders: PostgreSQL takes each one's type from its column.
+            let placeholder = { (number: Int) in dialect.placeholder(number, for: nil) }
             let insertSQL = "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES ("
-                + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
-            let assignments = ["\"Z_OPT\" = ?"] + written.map { "\($0.0) = ?" }
-            let updateSQL = "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \"Z_PK\" = ?"
+                + names.indices.map { placeholder($0 + 1) }.joined(separator: ", ") + ")"
+            let assignments = ["\"Z_OPT\" = \(placeholder(1))"] + written.enumerated().map { "\($1.0) = \(placeholder($0 + 2))" }
+            let updateSQL = "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \"Z_PK\" = \(placeholder(written.count + 2))"
             let writesRelationships = storage.contains { storage in
                 switch storage {
                 case .toManyByJoin, .toManyByInverse(_, _, _?): true
@@ -321,23 +333,13 @@ struct SQLiteSchema: Sendable {
         }
     }
 
-    /// The column type of an attribute type; nil for types the store does not keep.
-    static func columnType(_ type: AttributeType) -> String? {
-        switch type {
-        case .integer16, .integer32, .integer64, .boolean: "INTEGER"
-        case .double, .float, .date: "REAL"
-        // TEXT affinity keeps a decimal's digits exactly (NUMERIC would round it to a double).
-        case .decimal, .string, .uri: "TEXT"
-        case .binaryData, .transformable, .uuid: "BLOB"
-        default: nil
-        }
-    }
-
     /// The statements that create the schema (tables and indexes), in order.
     var creationStatements: [String] {
         var statements: [String] = []
         for table in tables {
-            let columns = ["\"Z_PK\" INTEGER PRIMARY KEY", "\"Z_ENT\" TEXT NOT NULL", "\"Z_OPT\" INTEGER NOT NULL"]
+            if let sequence = table.sequenceName { statements.append("CREATE SEQUENCE \(sequence) AS bigint") }
+            let key = dialect.keyType, name = dialect.nameType
+            let columns = ["\"Z_PK\" \(key) PRIMARY KEY", "\"Z_ENT\" \(name) NOT NULL", "\"Z_OPT\" \(key) NOT NULL"]
                 + table.columns.map { "\($0.name) \($0.type)" }
             statements.append("CREATE TABLE \(table.name) (\(columns.joined(separator: ", ")))")
             statements.append("CREATE INDEX \(quoted(unquoted(table.name) + "_Z_ENT")) ON \(table.name) (\"Z_ENT\")")
@@ -347,11 +349,13 @@ struct SQLiteSchema: Sendable {
             }
         }
         for join in joinTables {
-            var columns = ["\"Z_1\" INTEGER NOT NULL", "\"Z_2\" INTEGER NOT NULL"]
-            if join.firstOrdered { columns.append("\"Z_1_ORDER\" INTEGER") }
-            if join.secondOrdered { columns.append("\"Z_2_ORDER\" INTEGER") }
+            let key = dialect.keyType
+            var columns = ["\"Z_1\" \(key) NOT NULL", "\"Z_2\" \(key) NOT NULL"]
+            if join.firstOrdered { columns.append("\"Z_1_ORDER\" \(key)") }
+            if join.secondOrdered { columns.append("\"Z_2_ORDER\" \(key)") }
             columns.append("PRIMARY KEY (\"Z_1\", \"Z_2\")")
-            statements.append("CREATE TABLE \(join.name) (\(columns.joined(separator: ", "))) WITHOUT ROWID")
+            let rowid = dialect == .sqlite ? " WITHOUT ROWID" : ""
+            statements.append("CREATE TABLE \(join.name) (\(columns.joined(separator: ", ")))\(rowid)")
             statements.append("CREATE INDEX \(quoted(unquoted(join.name) + "_Z_2")) ON \(join.name) (\"Z_2\", \"Z_1\")")
         }
         return statements

@@ -1,0 +1,285 @@
+import Foundation
+
+extension PostgreSQLStore {
+    /// The record for `objectID`: one statement for the row, one per to-many relationship.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed``; ``PersistenceError/Code/connectionFailed``.
+    public func record(for objectID: ManagedObjectID) throws -> StoreRecord? {
+        try record(for: objectID, readsToMany: true)
+    }
+
+    /// The record for `objectID` without its to-many relationships
+    /// (``StoreRecord/omittedRelationships``): one statement.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed``; ``PersistenceError/Code/connectionFailed``.
+    public func faultRecord(for objectID: ManagedObjectID) throws -> StoreRecord? {
+        try record(for: objectID, readsToMany: false)
+    }
+
+    private func record(for objectID: ManagedObjectID, readsToMany: Bool) throws -> StoreRecord? {
+        guard objectID.storeIdentifier == identifier, let key = objectID.primaryKey,
+              let mapping = schema.entities[objectID.entity.name]
+        else { return nil }
+        return try withConnection(.operationFailed) { connection, _ in
+            try readRecords(
+                connection, table: mapping.table, where: "\(mapping.table).\"Z_PK\" = $1 AND \(mapping.table).\"Z_ENT\" = $2",
+                bindings: [.text(String(key)), .text(objectID.entity.name)], readsToMany: readsToMany
+            ).first
+        }
+    }
+
+    /// The records of `objectIDs` that exist: one statement per table for the rows (the keys go
+    /// as one array parameter) and one per to-many relationship.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed``; ``PersistenceError/Code/connectionFailed``.
+    public func records(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: StoreRecord] {
+        try records(for: objectIDs, readsToMany: true)
+    }
+
+    /// The records of `objectIDs` that exist without their to-many relationships: one
+    /// statement per table, what a batch of faults reads.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed``; ``PersistenceError/Code/connectionFailed``.
+    public func faultRecords(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: StoreRecord] {
+        try records(for: objectIDs, readsToMany: false)
+    }
+
+    private func records(for objectIDs: [ManagedObjectID], readsToMany: Bool) throws -> [ManagedObjectID: StoreRecord] {
+        var keysByTable: [String: [Int64]] = [:]
+        for id in objectIDs where id.storeIdentifier == identifier {
+            guard let key = id.primaryKey, let mapping = schema.entities[id.entity.name] else { continue }
+            keysByTable[mapping.table, default: []].append(key)
+        }
+        let wanted = Set(objectIDs)
+        var found: [ManagedObjectID: StoreRecord] = [:]
+        try withConnection(.operationFailed) { connection, _ in
+            for (table, keys) in keysByTable.sorted(by: { $0.key < $1.key }) {
+                let records = try readRecords(
+                    connection, table: table, where: "\(table).\"Z_PK\" = ANY($1::bigint[])", bindings: [Self.keyArray(keys)],
+                    readsToMany: readsToMany)
+                for record in records where wanted.contains(record.objectID) { found[record.objectID] = record }
+            }
+        }
+        return found
+    }
+
+    /// The records of `entity` (and its subentities), in primary-key order.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed``; ``PersistenceError/Code/connectionFailed``.
+    public func records(of entity: EntityDescription, includesSubentities: Bool) throws -> [StoreRecord] {
+        guard let mapping = schema.entities[entity.name] else { return [] }
+        let (condition, bindings) = schema.entityCondition(mapping, includesSubentities: includesSubentities)
+        return try withConnection(.operationFailed) { connection, _ in
+            try readRecords(
+                connection, table: mapping.table, where: condition, bindings: bindings.map(Self.parameter),
+                orderAndLimit: " ORDER BY \(mapping.table).\"Z_PK\"")
+        }
+    }
+
+    /// The IDs `relationship` of the record of `objectID` relates it to, in one statement; nil
+    /// for an ID this store did not give.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed``; ``PersistenceError/Code/connectionFailed``.
+    public func relatedObjectIDs(of objectID: ManagedObjectID, through relationship: RelationshipDescription) throws -> [ManagedObjectID]? {
+        guard objectID.storeIdentifier == identifier, let key = objectID.primaryKey,
+              let mapping = schema.entities[objectID.entity.name]
+        else { return nil }
+        guard relationship.index < mapping.storage.count, let query = toManyQuery(mapping.storage[relationship.index]) else {
+            return []
+        }
+        return try withConnection(.operationFailed) { connection, _ in
+            try relatedIDs(connection, sql: query.head + "= ANY($1::bigint[])" + query.tail, keys: [key])[key] ?? []
+        }
+    }
+
+    /// The versions (`Z_OPT`) of the records that exist among `objectIDs`; remembered, so that
+    /// the ``apply(_:)`` that follows checks inside its transaction that no other process
+    /// changed them in between.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed``; ``PersistenceError/Code/connectionFailed``.
+    public func versions(of objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: Int64] {
+        try withConnection(.operationFailed) { connection, state in
+            let current = try currentVersions(of: objectIDs, connection, locking: false)
+            var reported: [ManagedObjectID: Int64?] = [:]
+            for id in objectIDs { reported[id] = .some(current[id]) }
+            state.reportedVersions = reported
+            return current
+        }
+    }
+
+    /// The `Z_OPT` of the rows of `ids` that exist, one statement per table; with `locking`,
+    /// the rows stay locked until the transaction ends (`FOR UPDATE`).
+    func currentVersions(of ids: [ManagedObjectID], _ connection: PostgreSQLConnection, locking: Bool) throws -> [ManagedObjectID: Int64] {
+        var byTable: [String: [Int64: ManagedObjectID]] = [:]
+        for id in ids where id.storeIdentifier == identifier {
+            guard let key = id.primaryKey, let mapping = schema.entities[id.entity.name] else { continue }
+            byTable[mapping.table, default: [:]][key] = id
+        }
+        var versions: [ManagedObjectID: Int64] = [:]
+        for (table, ids) in byTable.sorted(by: { $0.key < $1.key }) {
+            // Locked in key order, so two savers of overlapping rows wait instead of deadlocking.
+            let result = try connection.run(
+                "SELECT \"Z_PK\", \"Z_ENT\", \"Z_OPT\" FROM \(table) WHERE \"Z_PK\" = ANY($1::bigint[]) ORDER BY \"Z_PK\""
+                    + (locking ? " FOR UPDATE" : ""),
+                [Self.keyArray(ids.keys.sorted())])
+            for row in 0..<result.rowCount {
+                guard let key = result.int64(row, 0), let id = ids[key], result.text(row, 1) == id.entity.name,
+                      let version = result.int64(row, 2)
+                else { continue }
+                versions[id] = version
+            }
+        }
+        return versions
+    }
+
+    // MARK: - Rows
+
+    /// The query of a to-many relationship's related IDs around the condition on the owner's
+    /// key; nil for other storage.
+    func toManyQuery(_ storage: SQLSchema.Storage) -> (head: String, tail: String)? {
+        switch storage {
+        case .toManyByInverse(let other, let foreignKey, let order):
+            return (
+                "SELECT \(foreignKey), \"Z_PK\", \"Z_ENT\" FROM \(other) WHERE \(foreignKey) ",
+                " ORDER BY \(foreignKey), " + (order.map { "\($0), " } ?? "") + "\"Z_PK\"")
+        case .toManyByJoin(let join, let own, let otherColumn, let order, let otherTable):
+            return (
+                "SELECT j.\(own), j.\(otherColumn), t.\"Z_ENT\" FROM \(join) AS j JOIN \(otherTable) AS t "
+                    + "ON t.\"Z_PK\" = j.\(otherColumn) WHERE j.\(own) ",
+                " ORDER BY j.\(own), " + (order.map { "j.\($0), " } ?? "") + "j.\(otherColumn)")
+        default:
+            return nil
+        }
+    }
+
+    /// Runs a to-many query for the owners `keys` (its condition is `= ANY($1::bigint[])`),
+    /// grouping the related IDs by owner key.
+    func relatedIDs(_ connection: PostgreSQLConnection, sql: String, keys: [Int64]) throws -> [Int64: [ManagedObjectID]] {
+        let result = try connection.run(sql, [Self.keyArray(keys)])
+        var related: [Int64: [ManagedObjectID]] = [:]
+        var entities: [String: EntityDescription] = [:]
+        for row in 0..<result.rowCount {
+            guard let owner = result.int64(row, 0), let key = result.int64(row, 1), let name = result.text(row, 2) else {
+                throw PersistenceError(.operationFailed, message: "a to-many relationship reads a row without keys", sql: sql)
+            }
+            guard let entity = entities[name] ?? model.entity(named: name) else {
+                throw PersistenceError(.operationFailed, message: "row \(key) names an entity the model does not have: \(name)", sql: sql)
+            }
+            entities[name] = entity
+            related[owner, default: []].append(ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, primaryKey: key)))
+        }
+        return related
+    }
+
+    /// Reads the rows of `table` matching `condition` into records that leave their to-many
+    /// relationships out.
+    func readRows(
+        _ connection: PostgreSQLConnection, table: String, where condition: String, bindings: [PostgreSQLParameter],
+        orderAndLimit: String = ""
+    ) throws -> [StoreRecord] {
+        guard let select = schema.selectLists[table] else { return [] }
+        let sql = "SELECT \(select.sql) FROM \(table)" + (condition.isEmpty ? "" : " WHERE " + condition) + orderAndLimit
+        let result = try connection.run(sql, bindings)
+        var records: [StoreRecord] = []
+        records.reserveCapacity(Int(result.rowCount))
+        var entities: [String: (EntityDescription, SQLSchema.EntityMapping, Set<Int>)] = [:]
+        for row in 0..<result.rowCount {
+            guard let key = result.int64(row, 0), key > 0 else {
+                throw PersistenceError(.operationFailed, message: "a row of \(table) has no positive Z_PK", sql: sql)
+            }
+            let name = result.text(row, 1) ?? ""
+            guard let version = result.int64(row, 2), version >= 1 else {
+                throw PersistenceError(
+                    .operationFailed, message: "the record \(key) in \(table) has a version (Z_OPT) that is not a positive integer", sql: sql)
+            }
+            if entities[name] == nil {
+                guard let entity = model.entity(named: name), let mapping = schema.entities[name] else {
+                    throw PersistenceError(
+                        .operationFailed, message: "row \(key) of \(table) names an entity the model does not have: \(name)", sql: sql)
+                }
+                guard mapping.table == table else {
+                    throw PersistenceError(
+                        .operationFailed, message: "the record \(key) in \(table) names the entity \(name), whose records are in \(mapping.table)",
+                        sql: sql)
+                }
+                let isToMany = entity.isToManyByIndex
+                entities[name] = (entity, mapping, Set(isToMany.indices.filter { isToMany[$0] }))
+            }
+            guard let (entity, mapping, omitted) = entities[name] else { continue }
+            let objectID = ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, primaryKey: key))
+            var values = [StoreValue](repeating: .null, count: entity.properties.count)
+            for read in mapping.reads {
+                switch read {
+                case .attribute(let index, let position, let decoding, let isRequired):
+                    if result.isNull(row, position) {
+                        guard !isRequired else { throw refusal(result, row, position, objectID: objectID, index: index, table: table) }
+                        continue
+                    }
+                    guard let value = Self.decode(result, row, position, as: decoding) else {
+                        throw refusal(result, row, position, objectID: objectID, index: index, table: table)
+                    }
+                    values[index] = value
+                case .toOne(let index, let position, let entityPosition, let destination):
+                    guard let targetKey = result.int64(row, position) else { continue }
+                    let targetName = entityPosition.flatMap { result.text(row, $0) }
+                    guard let target = targetName.map({ model.entity(named: $0) }) ?? destination, target.isKindOf(entity: destination) else {
+                        throw PersistenceError(
+                            .operationFailed,
+                            message: "the record \(key) of \(entity.name) in \(table) names the entity \(targetName ?? "") in "
+                                + "\(entity.name).\(entity.properties[index].name), which is not \(destination.name) or one of its subentities",
+                            objectID: objectID, sql: sql)
+                    }
+                    values[index] = .toOne(ManagedObjectID(entity: target, key: .permanent(storeIdentifier: identifier, primaryKey: targetKey)))
+                case .toMany(let index):
+                    values[index] = .toMany([])
+                }
+            }
+            records.append(StoreRecord(objectID: objectID, version: version, values: values, omittedRelationships: omitted))
+        }
+        return records
+    }
+
+    /// Reads the rows of `table` matching `condition` into records, then (with `readsToMany`)
+    /// fills their to-many relationships with one statement per relationship.
+    func readRecords(
+        _ connection: PostgreSQLConnection, table: String, where condition: String, bindings: [PostgreSQLParameter],
+        orderAndLimit: String = "", readsToMany: Bool = true
+    ) throws -> [StoreRecord] {
+        var records = try readRows(connection, table: table, where: condition, bindings: bindings, orderAndLimit: orderAndLimit)
+        guard readsToMany, !records.isEmpty else { return records }
+        let keys = records.compactMap(\.objectID.primaryKey)
+        var done = Set<String>()
+        for name in Set(records.map(\.objectID.entity.name)).sorted() {
+            guard let mapping = schema.entities[name] else { continue }
+            for (index, storage) in mapping.storage.enumerated() {
+                guard let query = toManyQuery(storage), done.insert("\(index) " + query.head).inserted else { continue }
+                let related = try relatedIDs(connection, sql: query.head + "= ANY($1::bigint[])" + query.tail, keys: keys)
+                for position in records.indices {
+                    let entity = records[position].objectID.entity
+                    guard let recordMapping = schema.entities[entity.name], index < recordMapping.storage.count,
+                          toManyQuery(recordMapping.storage[index]).map({ $0.head + $0.tail }) == query.head + query.tail
+                    else { continue }
+                    records[position].values[index] = .toMany(related[records[position].objectID.primaryKey ?? 0] ?? [])
+                    records[position].omittedRelationships.remove(index)
+                }
+            }
+        }
+        return records
+    }
+
+    /// The error for a row whose column at `position` breaks the attribute at `index`: NULL in
+    /// a required attribute, or a value outside the attribute's type.
+    private func refusal(
+        _ result: PostgreSQLResult, _ row: Int32, _ position: Int32, objectID: ManagedObjectID, index: Int, table: String
+    ) -> PersistenceError {
+        let property = objectID.entity.properties[index]
+        let problem = result.isNull(row, position)
+            ? "is NULL, but the attribute is required"
+            : "holds \"\(result.text(row, position)?.prefix(40) ?? "")\", which is not a value of its type"
+        return PersistenceError(
+            .operationFailed,
+            message: "\(objectID.entity.name).\(property.name) of the record \(objectID.primaryKey ?? 0) in \(table) \(problem); "
+                + "the store refuses to read the record rather than convert the value",
+            objectID: objectID, key: property.name, sql: result.sql)
+    }
+}

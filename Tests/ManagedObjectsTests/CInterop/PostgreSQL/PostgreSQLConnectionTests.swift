@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+@testable import ManagedObjects
+
+@Suite struct PostgreSQLConfigurationTests {
+    @Test func readsEveryPartOfTheURL() throws {
+        let url = try #require(URL(string: "postgresql://ann:s%40cret@db.example:6543/shop?sslmode=require&connect_timeout=5"))
+        let configuration = try PostgreSQLConfiguration(url: url)
+        #expect(configuration.host == "db.example")
+        #expect(configuration.port == 6543)
+        #expect(configuration.user == "ann")
+        #expect(configuration.password == "s@cret")
+        #expect(configuration.database == "shop")
+        #expect(configuration.sslMode == "require")
+        #expect(configuration.connectTimeout == 5)
+        #expect(configuration.serverDescription == "postgresql://ann@db.example:6543/shop")
+        #expect(!configuration.description.contains("cret"))
+    }
+
+    @Test(arguments: [
+        "sqlite:///tmp/x", "postgresql://host:5432", "postgresql://host/a/b", "postgresql://host/db?sslmode=sometimes",
+        "postgresql://host/db?sslcert=x", "postgresql://host/db?connect_timeout=soon",
+    ])
+    func refusesURLsItCannotUse(_ text: String) throws {
+        let url = try #require(URL(string: text))
+        #expect {
+            try PostgreSQLConfiguration(url: url)
+        } throws: { error in
+            (error as? PostgreSQLError)?.kind == .invalidURL && (error as? PostgreSQLError)?.persistenceError(.operationFailed).code == .invalidStore
+        }
+    }
+
+    @Test func messagesLeaveThePasswordOut() throws {
+        let url = try #require(URL(string: "postgresql://ann:hunter2@host/db?sslmode=bogus"))
+        do {
+            _ = try PostgreSQLConfiguration(url: url)
+            Issue.record("the URL was accepted")
+        } catch let error as PostgreSQLError {
+            #expect(!error.description.contains("hunter2"))
+            #expect(error.description.contains("ann@host"))
+        }
+    }
+}
+
+extension PostgreSQLTests {
+    @Suite struct ConnectionTests {
+        @Test func runsStatementsWithEveryKindOfParameter() throws {
+            let database = try TemporaryPostgreSQLDatabase()
+            let connection = try database.connect()
+            try connection.execute("CREATE TABLE t (i bigint, s text, b bytea, d double precision)")
+            let blob = Data([0, 1, 0xFF, 0x5C, 0x78])
+            try connection.run(
+                "INSERT INTO t VALUES ($1, $2, $3, $4)", [.text("-42"), .text("héllo"), .binary(blob), .null])
+            let result = try connection.run("SELECT i, s, b, d FROM t")
+            #expect(result.rowCount == 1)
+            #expect(result.int64(0, 0) == -42)
+            #expect(result.text(0, 1) == "héllo")
+            #expect(result.text(0, 2) == "\\x0001ff5c78")
+            #expect(result.isNull(0, 3))
+            #expect(result.text(5, 0) == nil)
+        }
+
+        @Test func preparesEachStatementOnce() throws {
+            let database = try TemporaryPostgreSQLDatabase()
+            let connection = try database.connect()
+            for value in 1...3 {
+                let result = try connection.run("SELECT $1::bigint + 1", [.text(String(value))])
+                #expect(result.int64(0, 0) == Int64(value + 1))
+            }
+            let prepared = try connection.run("SELECT count(*) FROM pg_prepared_statements")
+            #expect(prepared.int64(0, 0) == 2)
+        }
+
+        @Test func aWrongPasswordIsAConnectionErrorNamingTheServerNotThePassword() throws {
+            let database = try TemporaryPostgreSQLDatabase()
+            let wrong = PostgreSQLTestServer.url(database.url, password: "not-the-password")
+            do {
+                _ = try PostgreSQLConnection(configuration: PostgreSQLConfiguration(url: wrong))
+                Issue.record("connected with a wrong password")
+            } catch let error as PostgreSQLError {
+                #expect(error.kind == .connectionFailed)
+                #expect(error.message.contains("password authentication failed"))
+                let reported = error.persistenceError(.operationFailed)
+                #expect(reported.code == .connectionFailed)
+                #expect(reported.message.contains(database.name))
+                #expect(reported.message.contains(":\(database.url.port ?? 0)/"))
+                #expect(!reported.description.contains("not-the-password"))
+            }
+        }
+
+        @Test func aMissingDatabaseIsAConnectionErrorNamingIt() throws {
+            let base = try PostgreSQLTestServer.requireURL()
+            let missing = PostgreSQLTestServer.url(base, database: "mo_no_such_database")
+            #expect {
+                try PostgreSQLConnection(configuration: PostgreSQLConfiguration(url: missing))
+            } throws: { error in
+                guard let error = error as? PostgreSQLError else { return false }
+                return error.kind == .connectionFailed && error.message.contains("mo_no_such_database")
+                    && error.persistenceError(.operationFailed).message.contains("mo_no_such_database")
+            }
+        }
+
+        @Test func noServerIsAConnectionError() throws {
+            let url = try #require(URL(string: "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2"))
+            #expect {
+                try PostgreSQLConnection(configuration: PostgreSQLConfiguration(url: url))
+            } throws: { error in
+                (error as? PostgreSQLError)?.kind == .connectionFailed
+                    && (error as? PostgreSQLError)?.persistenceError(.operationFailed).message.contains("127.0.0.1:1/none") == true
+            }
+        }
+
+        @Test func aRefusedStatementCarriesItsSQLStateAndSQL() throws {
+            let database = try TemporaryPostgreSQLDatabase()
+            let connection = try database.connect()
+            #expect {
+                try connection.run("SELECT * FROM no_such_table")
+            } throws: { error in
+                guard let error = error as? PostgreSQLError else { return false }
+                return error.kind == .statementFailed && error.sqlState == "42P01" && error.sql == "SELECT * FROM no_such_table"
+                    && !error.isConnectionFailure
+            }
+        }
+
+        @Test func textHoldingNULIsRefusedBeforeItIsSent() throws {
+            let database = try TemporaryPostgreSQLDatabase()
+            let connection = try database.connect()
+            #expect {
+                try connection.run("SELECT $1::text", [.text("a\u{0}b")])
+            } throws: { error in
+                (error as? PostgreSQLError)?.kind == .invalidValue
+            }
+        }
+
+        @Test func aTransactionThatThrowsIsRolledBack() throws {
+            let database = try TemporaryPostgreSQLDatabase()
+            let connection = try database.connect()
+            try connection.execute("CREATE TABLE t (i bigint)")
+            struct Stop: Error {}
+            #expect(throws: Stop.self) {
+                try connection.transaction {
+                    try connection.run("INSERT INTO t VALUES (1)")
+                    throw Stop()
+                }
+            }
+            #expect(!connection.isInTransaction)
+            #expect(try connection.run("SELECT count(*) FROM t").int64(0, 0) == 0)
+        }
+
+        @Test func aConnectionEndedByTheServerReportsALostConnection() throws {
+            let database = try TemporaryPostgreSQLDatabase()
+            let connection = try database.connect()
+            try connection.run("SELECT 1")
+            try database.terminateConnections()
+            #expect {
+                try connection.run("SELECT 1")
+            } throws: { error in
+                guard let error = error as? PostgreSQLError else { return false }
+                return error.isConnectionFailure && error.persistenceError(.operationFailed).code == .connectionFailed
+            }
+            #expect(!connection.isOpen)
+        }
+    }
+}
