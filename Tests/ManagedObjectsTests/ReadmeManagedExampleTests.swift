@@ -5,13 +5,13 @@ import Testing
 /// The README's managed-objects example, kept compiling and checked here. Keep the two in step.
 enum ReadmeExample {
     final class Department: ManagedObject {
-        @Managed var name: String
-        @Managed var employees: Set<Employee>
+        @Managed(.required, minimumLength: 1) var name: String
+        @Managed(inverse: \Employee.department, deleteRule: .cascade) var employees: Set<Employee>
     }
 
     final class Employee: ManagedObject {
-        @Managed var firstName: String
-        @Managed var salary: Double
+        @Managed(defaultValue: "") var firstName: String
+        @Managed(minimum: 0, defaultValue: 0) var salary: Double
         @Managed var department: Department?
     }
 }
@@ -19,17 +19,7 @@ enum ReadmeExample {
 @Test func readmeManagedObjectsExampleWorksAsDocumented() throws {
     typealias Department = ReadmeExample.Department
     typealias Employee = ReadmeExample.Employee
-    let model = try ManagedObjectModel {
-        Entity("Department", class: Department.self) {
-            Property("name", .string, optional: false, minimumLength: 1)
-            Property("employees", to: "Employee", inverse: "department", toMany: true, deleteRule: .cascade)
-        }
-        Entity("Employee", class: Employee.self) {
-            Property("firstName", .string, defaultValue: "")
-            Property("salary", .double, defaultValue: 0.0, minimum: 0.0)
-            Property("department", to: "Department", inverse: "employees")
-        }
-    }
+    let model = try ManagedObjectModel(classes: [Department.self, Employee.self])
     let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(type: .inMemory)
     let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())

@@ -103,6 +103,22 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
         /// Corresponds to nothing in Core Data, where the cast of the results fails at run time.
         public static let entityClassMismatch = Code(rawValue: 16)
 
+        /// A ``Managed`` property of a class a model is made from has a Swift type no attribute
+        /// type or relationship holds, or attribute arguments on a relationship.
+        ///
+        /// Corresponds to SwiftData's error for a `@Model` property of an unsupported type.
+        public static let unsupportedPropertyType = Code(rawValue: 17)
+        /// A relationship of a class a model is made from names no inverse, and no relationship
+        /// of its destination names it.
+        ///
+        /// Corresponds to Xcode's "has no inverse" model warning; differences: an error here.
+        public static let missingInverse = Code(rawValue: 18)
+        /// A relationship of a class a model is made from leads to a class that is not among the
+        /// model's classes but is the superclass of several of them (or is ``ManagedObject``).
+        ///
+        /// Corresponds to nothing in Core Data, whose relationships name their destination entity.
+        public static let ambiguousDestination = Code(rawValue: 19)
+
         /// The constant's name (`"inverseMismatch"`), or `"code N"` for an unknown code.
         ///
         /// Corresponds to nothing in Cocoa, whose codes are bare numbers.
@@ -124,6 +140,9 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
             case .unknownModelVersion: "unknownModelVersion"
             case .unknownEntity: "unknownEntity"
             case .entityClassMismatch: "entityClassMismatch"
+            case .unsupportedPropertyType: "unsupportedPropertyType"
+            case .missingInverse: "missingInverse"
+            case .ambiguousDestination: "ambiguousDestination"
             default: "code \(rawValue)"
             }
         }

@@ -92,6 +92,11 @@ public struct Managed<Value>: ManagedStorage {
             preconditionFailure("@Managed property of \(Object.self) at offset \(offset) not found in its fields")
         }
         guard let property = object.entity.propertiesByName[key] else {
+            if ManagedPrototype.isPrototype(object) {
+                // Reading a key path on a prototype tells which property the key path names.
+                ManagedPrototype.noteAccess(key)
+                return Int.max
+            }
             preconditionFailure(
                 "@Managed var \(key) of \(Object.self): the entity \(object.entity.name) has no property '\(key)'")
         }
@@ -113,6 +118,9 @@ public struct Managed<Value>: ManagedStorage {
             let placeholder = (Value.self as? any ManagedPlaceholderValue.Type)?.managedPlaceholder as? Value
         {
             return placeholder
+        }
+        if ManagedPrototype.isPrototype(object), let value = ManagedPrototype.value(of: Value.self) as? Value {
+            return value
         }
         let property = object.entity.properties[index]
         if object.isFault {

@@ -151,6 +151,16 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
         ManagedObjectClassRegistry.entity(for: self)
     }
 
+    // MARK: - Model hooks
+
+    /// How ``ManagedObjectModel/init(classes:fetchRequestTemplates:configurations:)`` names and
+    /// describes the entity of this class; the default names it after the class. A subclass
+    /// that does not override it inherits the name, so override it in each class you rename.
+    ///
+    /// Corresponds to the entity inspector of Xcode's model editor (SwiftData's `@Model` class
+    /// name); differences: a class property.
+    open class var entityDeclaration: EntityDeclaration { EntityDeclaration() }
+
     // MARK: - Life-cycle hooks
 
     /// Called once in the object's life, when it is first inserted into a context (not when an

@@ -2,26 +2,30 @@ import Foundation
 import ManagedObjects
 
 /// The managed counterpart of ``Employee``: the same fields, kept by a context and saved to a
-/// store. Its entity is `"Employee"` in ``SampleModel/makeModel()``.
+/// store. Its entity is `"Employee"` in ``SampleModel/makeModel()`` and in
+/// `ManagedObjectModel(classes:)`.
 open class ManagedEmployee: ManagedObject {
+    /// The entity is `"Employee"`.
+    open override class var entityDeclaration: EntityDeclaration { EntityDeclaration(name: "Employee") }
+
     /// The first name.
-    @Managed public var firstName: String
+    @Managed(.required, defaultValue: "") public var firstName: String
     /// The last name.
-    @Managed public var lastName: String
+    @Managed(.required, defaultValue: "") public var lastName: String
     /// The employee's number.
-    @Managed public var employeeID: Int64
+    @Managed(defaultValue: 0) public var employeeID: Int64
     /// The yearly salary; at least 0.
-    @Managed public var salary: Double
+    @Managed(minimum: 0, defaultValue: 0) public var salary: Double
     /// The age in years, if known; 16 to 120.
-    @Managed public var age: Int16?
+    @Managed(minimum: 16, maximum: 120) public var age: Int16?
     /// Whether the employee holds a driver's license.
-    @Managed public var hasDriversLicense: Bool
+    @Managed(defaultValue: false) public var hasDriversLicense: Bool
     /// The first day at work.
-    @Managed public var startDate: Date
+    @Managed(defaultValue: Date(timeIntervalSinceReferenceDate: 0)) public var startDate: Date
     /// The department; its inverse is ``ManagedDepartment/employees``.
     @Managed public var department: ManagedDepartment?
     /// The manager; the inverse is ``directReports``.
-    @Managed public var manager: ManagedEmployee?
+    @Managed(inverse: \ManagedEmployee.directReports) public var manager: ManagedEmployee?
     /// The people this employee manages, in order.
     @Managed public var directReports: [ManagedEmployee]
 

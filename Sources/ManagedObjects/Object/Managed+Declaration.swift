@@ -1,0 +1,267 @@
+import Foundation
+import ModelObjects
+import Synchronization
+
+/// Flags of a ``Managed`` declaration that its Swift type cannot say, read by
+/// ``ManagedObjectModel/init(classes:fetchRequestTemplates:configurations:)``.
+///
+/// ```swift
+/// @Managed(.required, defaultValue: "") var name: String
+/// @Managed([.required, .transient]) var draft: String
+/// ```
+///
+/// Corresponds to the check boxes of Xcode's model editor (Optional, Transient); differences: a
+/// property is optional in the model unless declared `.required`, whatever its Swift type.
+public struct ManagedOptions: OptionSet, Sendable {
+    /// The bits of the set.
+    ///
+    /// Corresponds to nothing in Core Data.
+    public var rawValue: Int
+    /// Creates a set from its bits.
+    ///
+    /// Corresponds to nothing in Core Data.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// The property must hold a value (or, for a to-many relationship, at least one object) when
+    /// its object is saved.
+    ///
+    /// Corresponds to clearing `NSPropertyDescription.isOptional`.
+    public static let required = ManagedOptions(rawValue: 1 << 0)
+    /// The property is kept in memory only and never saved to a store. A transient attribute of a
+    /// Swift type no attribute type stores is `.undefined`.
+    ///
+    /// Corresponds to `NSPropertyDescription.isTransient`.
+    public static let transient = ManagedOptions(rawValue: 1 << 1)
+}
+
+extension Managed where Value: Sendable {
+    /// Declares an attribute with what its Swift type cannot say, for models made from classes.
+    ///
+    /// The attribute type follows the Swift type (`Int` is `.integer64`) unless `type` names
+    /// another; values (`defaultValue`, `minimum`, `maximum`) are of the property's type. Models
+    /// written with ``Entity`` and ``Property`` or loaded from a model file ignore these
+    /// arguments: there the model describes the property.
+    ///
+    /// ```swift
+    /// final class Employee: ManagedObject {
+    ///     @Managed(.required, minimum: 0, defaultValue: 0) var salary: Double
+    ///     @Managed(minimumLength: 1, maximumLength: 60, renamingIdentifier: "title") var name: String?
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - options: ``ManagedOptions/required`` and ``ManagedOptions/transient``.
+    ///   - minimum: The smallest value allowed, for numbers and dates.
+    ///   - maximum: The largest value allowed, for numbers and dates.
+    ///   - minimumLength: The fewest characters (strings) or bytes (binary data) allowed.
+    ///   - maximumLength: The most characters (strings) or bytes (binary data) allowed.
+    ///   - pattern: A regular expression strings must match.
+    ///   - defaultValue: The value a new object starts with.
+    ///   - type: The attribute type, when it is not the one the Swift type maps to (`.integer16`
+    ///     for an `Int`).
+    ///   - transformer: The name of the ``ValueTransforming`` transformer that stores values of
+    ///     any other Swift type; makes the attribute `.transformable`.
+    ///   - renamingIdentifier: The attribute's name in the previous model version, for migration.
+    ///   - versionHashModifier: A string that changes the version hash without a schema change.
+    ///   - userInfo: Your own information about the attribute.
+    ///
+    /// Corresponds to the attribute inspector of Xcode's model editor, or to SwiftData's
+    /// `@Attribute(…)`; differences: no macro, the declaration is read once per class by
+    /// reflection.
+    public init(
+        _ options: ManagedOptions = [], minimum: Value? = nil, maximum: Value? = nil, minimumLength: Int? = nil,
+        maximumLength: Int? = nil, pattern: String? = nil, defaultValue: Value? = nil, type: AttributeType? = nil,
+        transformer: String? = nil, renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
+        userInfo: [String: String] = [:]
+    ) {
+        self.init()
+        guard ManagedDeclarationRecorder.isRecording else { return }
+        index = ManagedDeclarationRecorder.record(
+            ManagedDeclaration(
+                options: options, renamingIdentifier: renamingIdentifier, versionHashModifier: versionHashModifier,
+                userInfo: userInfo,
+                kind: .attribute(
+                    .init(
+                        type: type, defaultValue: flattened(defaultValue), minimum: flattened(minimum),
+                        maximum: flattened(maximum), minimumLength: minimumLength, maximumLength: maximumLength,
+                        pattern: pattern, transformer: transformer))))
+    }
+}
+
+extension Managed where Value: RelationshipValue {
+    /// Declares a relationship and its inverse, for models made from classes.
+    ///
+    /// The destination and the kind follow the Swift type: `Department?` is to-one, `Set<Employee>`
+    /// to-many, `[Employee]` ordered to-many. Name the inverse on one side or both; a relationship
+    /// whose inverse neither side names makes the model throw ``ModelError/Code/missingInverse``.
+    ///
+    /// ```swift
+    /// final class Department: ManagedObject {
+    ///     @Managed(inverse: \Employee.department, deleteRule: .cascade) var employees: Set<Employee>
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - options: ``ManagedOptions/required`` and ``ManagedOptions/transient``.
+    ///   - inverse: The relationship of the destination class that points back.
+    ///   - deleteRule: What happens to the destination objects when the object is deleted.
+    ///   - minCount: The fewest objects a to-many relationship may hold when saved.
+    ///   - maxCount: The most objects a to-many relationship may hold when saved; nil for no limit.
+    ///   - renamingIdentifier: The relationship's name in the previous model version, for migration.
+    ///   - versionHashModifier: A string that changes the version hash without a schema change.
+    ///   - userInfo: Your own information about the relationship.
+    ///
+    /// Corresponds to the relationship inspector of Xcode's model editor, or to SwiftData's
+    /// `@Relationship(deleteRule:inverse:)`; differences: no macro, read once per class by
+    /// reflection.
+    public init<Root: ManagedObject, Inverse>(
+        _ options: ManagedOptions = [], inverse: KeyPath<Root, Inverse>, deleteRule: DeleteRule = .nullify,
+        minCount: Int = 0, maxCount: Int? = nil, renamingIdentifier: String? = nil,
+        versionHashModifier: String? = nil, userInfo: [String: String] = [:]
+    ) {
+        self.init()
+        guard ManagedDeclarationRecorder.isRecording else { return }
+        index = ManagedDeclarationRecorder.record(
+            ManagedDeclaration(
+                options: options, renamingIdentifier: renamingIdentifier, versionHashModifier: versionHashModifier,
+                userInfo: userInfo,
+                kind: .relationship(.init(inverse: inverse, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount))))
+    }
+
+    /// Declares a relationship whose inverse the destination class names, for models made from
+    /// classes.
+    ///
+    /// The parameters are those of ``init(_:inverse:deleteRule:minCount:maxCount:renamingIdentifier:versionHashModifier:userInfo:)``
+    /// without the inverse.
+    ///
+    /// Corresponds to the relationship inspector of Xcode's model editor; differences: read once
+    /// per class by reflection.
+    public init(
+        _ options: ManagedOptions = [], deleteRule: DeleteRule = .nullify, minCount: Int = 0, maxCount: Int? = nil,
+        renamingIdentifier: String? = nil, versionHashModifier: String? = nil, userInfo: [String: String] = [:]
+    ) {
+        self.init()
+        guard ManagedDeclarationRecorder.isRecording else { return }
+        index = ManagedDeclarationRecorder.record(
+            ManagedDeclaration(
+                options: options, renamingIdentifier: renamingIdentifier, versionHashModifier: versionHashModifier,
+                userInfo: userInfo,
+                kind: .relationship(.init(inverse: nil, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount))))
+    }
+}
+
+/// A value with its optionals flattened, so that `Int16?` declarations record plain `Int16`s.
+private func flattened<Value: Sendable>(_ value: Value?) -> (any Sendable)? {
+    guard let value else { return nil }
+    guard let attributeValue = value as? any ManagedAttributeValue else { return value }
+    return attributeValue.flattenedAttributeValue
+}
+
+/// The Swift types of attribute values, and optionals of them: what a declaration's values are.
+protocol ManagedAttributeValue: Sendable {
+    /// The value, or the value an optional wraps; nil for an empty optional.
+    var flattenedAttributeValue: (any Sendable)? { get }
+}
+
+extension ManagedAttributeValue {
+    var flattenedAttributeValue: (any Sendable)? { self }
+}
+
+extension Optional: ManagedAttributeValue where Wrapped: ManagedAttributeValue {
+    var flattenedAttributeValue: (any Sendable)? {
+        guard case .some(let wrapped) = self else { return nil }
+        return wrapped.flattenedAttributeValue
+    }
+}
+
+extension Int: ManagedAttributeValue {}
+extension Int16: ManagedAttributeValue {}
+extension Int32: ManagedAttributeValue {}
+extension Int64: ManagedAttributeValue {}
+extension Double: ManagedAttributeValue {}
+extension Float: ManagedAttributeValue {}
+extension Decimal: ManagedAttributeValue {}
+extension Bool: ManagedAttributeValue {}
+extension String: ManagedAttributeValue {}
+extension Date: ManagedAttributeValue {}
+extension Data: ManagedAttributeValue {}
+extension UUID: ManagedAttributeValue {}
+extension URL: ManagedAttributeValue {}
+
+/// What a ``Managed`` declaration says besides its name and type: its arguments.
+struct ManagedDeclaration: @unchecked Sendable {
+    // SAFETY: every field is a `Sendable` value but `inverse`, a key path, which is immutable
+    // once made.
+    struct AttributeArguments {
+        var type: AttributeType?
+        var defaultValue: (any Sendable)?
+        var minimum: (any Sendable)?
+        var maximum: (any Sendable)?
+        var minimumLength: Int?
+        var maximumLength: Int?
+        var pattern: String?
+        var transformer: String?
+    }
+
+    struct RelationshipArguments {
+        var inverse: AnyKeyPath?
+        var deleteRule: DeleteRule
+        var minCount: Int
+        var maxCount: Int?
+    }
+
+    enum Kind {
+        case attribute(AttributeArguments)
+        case relationship(RelationshipArguments)
+    }
+
+    var options: ManagedOptions
+    var renamingIdentifier: String?
+    var versionHashModifier: String?
+    var userInfo: [String: String]
+    var kind: Kind
+}
+
+/// Collects the arguments of ``Managed`` declarations while the model reader makes the
+/// prototype of a class.
+///
+/// A wrapper holds one `Int`, its property index, so a declaration cannot keep its arguments:
+/// while a prototype is made, each declaring initializer records them here and leaves their
+/// number, as a negative index, in the wrapper, where the reader finds it. Outside of that, the
+/// initializers cost one atomic load.
+enum ManagedDeclarationRecorder {
+    private static let recordingCount = Atomic<Int>(0)
+    private static let declarations = Mutex<[ManagedDeclaration]>([])
+    /// One reading at a time: declarations are numbered per reading.
+    private static let readingLock = Mutex<Void>(())
+
+    /// Whether a reader is making prototypes.
+    static var isRecording: Bool { recordingCount.load(ordering: .relaxed) > 0 }
+
+    /// Keeps `declaration` and returns the index its wrapper holds: -2 for the first, -3 for
+    /// the next. (-1 is the index of a wrapper not resolved yet.)
+    static func record(_ declaration: ManagedDeclaration) -> Int {
+        declarations.withLock { list in
+            list.append(declaration)
+            return -1 - list.count
+        }
+    }
+
+    /// The declaration whose index a prototype's wrapper holds; nil for a plain `@Managed`.
+    static func declaration(atIndex index: Int) -> ManagedDeclaration? {
+        let position = -2 - index
+        return declarations.withLock { $0.indices.contains(position) ? $0[position] : nil }
+    }
+
+    /// Runs `body` while declarations are recorded, then forgets them.
+    static func recording<Result: Sendable>(_ body: () throws -> Result) throws -> Result {
+        try readingLock.withLock { _ in
+            recordingCount.add(1, ordering: .sequentiallyConsistent)
+            defer {
+                recordingCount.subtract(1, ordering: .sequentiallyConsistent)
+                declarations.withLock { $0.removeAll() }
+            }
+            return try body()
+        }
+    }
+}
