@@ -42,14 +42,6 @@ extension ModelObject {
     }
 }
 
-private func relatedObjects(_ value: Any?) -> [ModelObject] {
-    if let value, let object = asModelObject(value) { return [object] }
-    guard let collection = value as? any KeyValueCollection else { return [] }
-    var objects: [ModelObject] = []
-    collection.forEachKeyValue { if let object = asModelObject($0) { objects.append(object) } }
-    return objects
-}
-
 private func remap(_ value: Any?, through copies: [ObjectIdentifier: ModelObject]) -> Any? {
     func map(_ object: ModelObject) -> ModelObject { copies[ObjectIdentifier(object)] ?? object }
     if let value, let object = asModelObject(value) { return map(object) }

@@ -269,6 +269,18 @@ open class ModelObject: Hashable, CustomStringConvertible {
         false
     }
 
+    // MARK: - Codable hooks
+
+    /// How encoding writes the objects of the relationship `key`: ``RelationshipCoding/nested``
+    /// inside this object, or as ``RelationshipCoding/reference``s to where the graph writes them.
+    /// The default follows ``ownsRelatedObjects(forKey:)``: nested for the objects this class
+    /// owns, references for the others.
+    ///
+    /// Corresponds to nothing in Cocoa, whose keyed archives always refer to objects by number.
+    open class func relationshipCoding(forKey key: String) -> RelationshipCoding {
+        ownsRelatedObjects(forKey: key) ? .nested : .reference
+    }
+
     // MARK: - Archiving hooks
 
     /// The version of the class's archived form, recorded in archives; an `init(coder:)` reads
