@@ -29,9 +29,10 @@ extension ManagedObjectModel {
     /// default) and inherits from the entity of its nearest superclass in `classes`; the `@Managed`
     /// properties of superclasses not in `classes` are its own.
     ///
-    /// Each class is instantiated once, outside any context, to read its declarations; its
-    /// initializer must not set `@Managed` properties (set initial values in
-    /// ``ManagedObject/awakeFromInsert()``). The result is cached per class. A model made from
+    /// Each class is instantiated once, outside any context and with an entity that models
+    /// nothing, to read its declarations: `@Managed` properties its initializer sets keep nothing
+    /// and read their empty values (set initial values in ``ManagedObject/awakeFromInsert()``).
+    /// The result is cached per class. A model made from
     /// classes has the same version hashes as the same model written with ``Entity`` and
     /// ``Property`` or loaded from a model file, so stores and migrations do not notice which was
     /// used.

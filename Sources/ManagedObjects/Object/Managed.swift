@@ -35,6 +35,12 @@ import Synchronization
 /// range), a non-optional type with neither an empty value nor a placeholder holding nil,
 /// relating objects of two contexts. Key-value coding reports the same problems as thrown errors.
 ///
+/// Arguments describe the property for a model made from the classes
+/// (``ManagedObjectModel/init(classes:fetchRequestTemplates:configurations:)``):
+/// `@Managed(.required, minimum: 0, defaultValue: 0) var salary: Double`,
+/// `@Managed(inverse: \Employee.department, deleteRule: .cascade) var employees: Set<Employee>`.
+/// Other models ignore them.
+///
 /// Corresponds to Core Data's `@NSManaged` / `@dynamic` properties.
 @propertyWrapper
 public struct Managed<Value>: ManagedStorage {
@@ -66,7 +72,11 @@ public struct Managed<Value>: ManagedStorage {
         }
         set {
             var index = object[keyPath: storageKeyPath].index
-            if index < 0 { index = resolveIndex(in: object, storage: storageKeyPath) }
+            if index < 0 {
+                index = resolveIndex(in: object, storage: storageKeyPath)
+                // A prototype read by `ManagedObjectModel(classes:)` keeps no values.
+                if index == Int.max { return }
+            }
             object.setManagedValue(newValue, at: index)
         }
     }

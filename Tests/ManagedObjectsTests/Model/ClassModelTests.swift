@@ -115,6 +115,22 @@ final class CMTransientAny: ManagedObject {
     @Managed(versionHashModifier: "v2", userInfo: ["note": "kept"]) var label: String?
 }
 
+/// Sets and reads its properties in its initializer, which reading the class must survive.
+final class CMBusyInit: ManagedObject {
+    @Managed(defaultValue: "x") var label: String?
+    @Managed(.required) var count: Int
+
+    required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+        super.init(entity: entity, insertInto: context)
+        label = "set in init"
+        count = label == nil ? 1 : 2
+    }
+
+    required init() { super.init() }
+
+    required init(coder: Coder) throws { try super.init(coder: coder) }
+}
+
 @Suite struct ClassModelTests {
     /// Makes a model from classes that must fail, and returns its error.
     private func failure(_ classes: [ManagedObject.Type], sourceLocation: SourceLocation = #_sourceLocation) -> ModelError? {
@@ -209,6 +225,15 @@ final class CMTransientAny: ManagedObject {
         #expect(entity.attributesByName["count"]?.attributeType == .integer32)
         #expect(entity.attributesByName["label"]?.versionHashModifier == "v2")
         #expect(entity.attributesByName["label"]?.userInfo == ["note": "kept"])
+    }
+
+    @Test func aClassWhoseInitializerSetsItsPropertiesCanBeRead() throws {
+        let model = try ManagedObjectModel(classes: [CMBusyInit.self])
+        let entity = try #require(model.entity(named: "CMBusyInit"))
+        #expect(entity.attributesByName["label"]?.defaultValue as? String == "x")
+        #expect(entity.attributesByName["count"]?.isOptional == false)
+        let object = CMBusyInit(entity: entity, insertInto: nil)
+        #expect(object.label == "set in init" && object.count == 2)
     }
 
     @Test func classesAreReadOnce() throws {
