@@ -243,6 +243,25 @@ final class CMBusyInit: ManagedObject {
         #expect(first.map { String(describing: $0.type) } == ["CMEmployee", "CMPerson"])
     }
 
+    @Test func classModelsBuildOnSeveralThreadsAtOnceAlike() async throws {
+        let hashes = await withTaskGroup(of: Data?.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    if index.isMultiple(of: 2) {
+                        // Objects made meanwhile, with declaration arguments, must not disturb the reading.
+                        let model = try? SampleModel.makeModel()
+                        for _ in 0..<50 { _ = model.flatMap { $0.entity(named: "Employee") }.map { ManagedEmployee(entity: $0, insertInto: nil) } }
+                    }
+                    return try? ManagedObjectModel(classes: [CMPerson.self, CMEmployee.self, CMDepartment.self]).versionHash
+                }
+            }
+            var hashes: [Data?] = []
+            for await hash in group { hashes.append(hash) }
+            return hashes
+        }
+        #expect(hashes.count == 8 && Set(hashes).count == 1 && hashes.first.flatMap { $0 } != nil)
+    }
+
     @Test func aTypeNoAttributeHoldsIsRefused() {
         #expect(failure([CMUnsupported.self])?.code == .unsupportedPropertyType)
     }
