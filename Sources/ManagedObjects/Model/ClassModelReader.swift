@@ -8,9 +8,7 @@ import Synchronization
 /// the entities as it checks a model written with the builder.
 enum ClassModelReader {
     /// One `@Managed` field of a class, as declared.
-    struct Field: @unchecked Sendable {
-        // SAFETY: `declaration` holds no key path once read (its inverse is resolved to
-        // `inverseName`); the rest are `Sendable` values and metatypes.
+    struct Field: Sendable {
         var name: String
         var valueType: Any.Type
         var declaration: ManagedDeclaration?

@@ -190,8 +190,8 @@ extension URL: ManagedAttributeValue {}
 
 /// What a ``Managed`` declaration says besides its name and type: its arguments.
 struct ManagedDeclaration: @unchecked Sendable {
-    // SAFETY: every field is a `Sendable` value but `inverse`, a key path, which is immutable
-    // once made.
+    // SAFETY: every field is a `Sendable` value but `inverse`, a key path: an immutable object
+    // that the reader only applies to prototypes, under `ManagedDeclarationRecorder`'s lock.
     struct AttributeArguments {
         var type: AttributeType?
         var defaultValue: (any Sendable)?
