@@ -45,6 +45,21 @@ final class CMDepartment: ManagedObject {
     var employees: [CMEmployee]
 }
 
+// Version 2 of Fixtures/Models/Zoo.xcdatamodeld (the current one).
+
+final class CMZooAnimal: ManagedObject {
+    override class var entityDeclaration: EntityDeclaration { EntityDeclaration(name: "Animal") }
+    @Managed(.required, renamingIdentifier: "name") var commonName: String
+    @Managed(.required, defaultValue: 4) var legs: Int16
+    @Managed var keeper: CMZooKeeper?
+}
+
+final class CMZooKeeper: ManagedObject {
+    override class var entityDeclaration: EntityDeclaration { EntityDeclaration(name: "Keeper") }
+    @Managed(.required) var name: String
+    @Managed(inverse: \CMZooAnimal.keeper) var animals: Set<CMZooAnimal>
+}
+
 // The README's first managed example, as the issue writes it.
 
 final class CMReadmeDepartment: ManagedObject {
@@ -176,6 +191,13 @@ final class CMBusyInit: ManagedObject {
         #expect(employee.relationshipsByName["reports"]?.inverseRelationship?.name == "manager")
         let employees = try #require(fromClasses.entity(named: "Department")?.relationshipsByName["employees"])
         #expect(employees.minCount == 1 && employees.maxCount == 50 && employees.isOrdered && !employees.isOptional)
+    }
+
+    @Test func zooClassesHaveTheCurrentVersionsHashes() throws {
+        let file = try ManagedObjectModel(contentsOf: ModelFixtures.url("Zoo", "xcdatamodeld"))
+        let fromClasses = try ManagedObjectModel(classes: [CMZooAnimal.self, CMZooKeeper.self])
+        #expect(fromClasses.versionHash == file.versionHash)
+        #expect(fromClasses.entity(named: "Animal")?.attributesByName["commonName"]?.renamingIdentifier == "name")
     }
 
     @Test func readmeClassesMatchTheirBuilderModel() throws {
