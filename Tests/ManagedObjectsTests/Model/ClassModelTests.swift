@@ -288,6 +288,10 @@ final class CMBusyInit: ManagedObject {
         #expect(failure([CMUnsupported.self])?.code == .unsupportedPropertyType)
     }
 
+    @Test func aClassListedTwiceIsADuplicateEntity() {
+        #expect(failure([CMNote.self, CMNote.self])?.code == .duplicateEntity)
+    }
+
     @Test func relationshipsWithoutInverseAreRefused() {
         #expect(failure([CMLonelyA.self, CMLonelyB.self])?.code == .missingInverse)
     }
