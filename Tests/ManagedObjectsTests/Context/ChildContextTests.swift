@@ -168,8 +168,8 @@ extension ManagedTestStack {
 @Suite struct ChildContextFetchTests {
     /// Ada (1), Grace (2) and Alan (3) saved; then, unsaved in the parent: Grace's salary 10,
     /// Alan deleted, Edsger (5) inserted.
-    private func parentWithChanges() throws -> (ManagedTestStack, ManagedObjectContext) {
-        let stack = try ManagedTestStack()
+    private func parentWithChanges(_ kind: TestStore.Kind) throws -> (ManagedTestStack, ManagedObjectContext) {
+        let stack = try TestStore.$kind.withValue(kind) { try ManagedTestStack() }
         _ = stack.employee("Ada", salary: 1)
         let grace = stack.employee("Grace", salary: 2)
         let alan = stack.employee("Alan", salary: 3)
@@ -180,8 +180,9 @@ extension ManagedTestStack {
         return (stack, ManagedObjectContext(parent: stack.context))
     }
 
-    @Test func fetchesSeeTheParentsInsertsUpdatesAndDeletes() throws {
-        let (_, child) = try parentWithChanges()
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func fetchesSeeTheParentsInsertsUpdatesAndDeletes(_ kind: TestStore.Kind) throws {
+        let (_, child) = try parentWithChanges(kind)
         let request = FetchRequest<TestEmployee>(entityName: "Employee", sortDescriptors: [KeyPathSortDescriptor(key: "salary")])
         let all = try child.fetch(request)
         #expect(all.map(\.firstName) == ["Ada", "Edsger", "Grace"])
@@ -190,8 +191,9 @@ extension ManagedTestStack {
         #expect(!child.hasChanges)
     }
 
-    @Test func predicatesSortsAndLimitsApplyToTheMergedResults() throws {
-        let (_, child) = try parentWithChanges()
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func predicatesSortsAndLimitsApplyToTheMergedResults(_ kind: TestStore.Kind) throws {
+        let (_, child) = try parentWithChanges(kind)
         var request = FetchRequest<TestEmployee>(
             entityName: "Employee", predicate: try KeyValuePredicate(format: "salary > 2"),
             sortDescriptors: [KeyPathSortDescriptor(key: "salary", ascending: false)])
@@ -203,8 +205,9 @@ extension ManagedTestStack {
         #expect(try child.fetch(request).map(\.firstName) == ["Edsger"])
     }
 
-    @Test func countsIDsAndDictionariesSeeTheParentsChanges() throws {
-        let (stack, child) = try parentWithChanges()
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func countsIDsAndDictionariesSeeTheParentsChanges(_ kind: TestStore.Kind) throws {
+        let (stack, child) = try parentWithChanges(kind)
         let request = FetchRequest<TestEmployee>(
             entityName: "Employee", predicate: try KeyValuePredicate(format: "salary >= 2"), sortDescriptors: [KeyPathSortDescriptor(key: "salary")])
         #expect(try child.count(for: request) == 2)
@@ -216,8 +219,9 @@ extension ManagedTestStack {
         #expect(rows.map { $0["salary"] as? Double } == [5, 10])
     }
 
-    @Test func aCleanChainIsAnsweredByTheStore() throws {
-        let stack = try ManagedTestStack()
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func aCleanChainIsAnsweredByTheStore(_ kind: TestStore.Kind) throws {
+        let stack = try TestStore.$kind.withValue(kind) { try ManagedTestStack() }
         _ = stack.employee("Ada", salary: 1)
         _ = stack.employee("Grace", salary: 2)
         try stack.context.save()
@@ -228,8 +232,9 @@ extension ManagedTestStack {
         #expect(try child.count(for: FetchRequest<TestEmployee>(entityName: "Employee")) == 2)
     }
 
-    @Test func predicatesThroughRelationshipsSeeTheParentsRelatedChanges() throws {
-        let stack = try ManagedTestStack()
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func predicatesThroughRelationshipsSeeTheParentsRelatedChanges(_ kind: TestStore.Kind) throws {
+        let stack = try TestStore.$kind.withValue(kind) { try ManagedTestStack() }
         let research = stack.department("Research")
         let ada = stack.employee("Ada")
         ada.department = research
@@ -247,8 +252,9 @@ extension ManagedTestStack {
         #expect(Set(department.employees.compactMap(\.firstName)) == ["Ada", "Grace"])
     }
 
-    @Test func faultsOfTheChildFireWithTheParentsValues() throws {
-        let stack = try ManagedTestStack()
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func faultsOfTheChildFireWithTheParentsValues(_ kind: TestStore.Kind) throws {
+        let stack = try TestStore.$kind.withValue(kind) { try ManagedTestStack() }
         let ada = stack.employee("Ada", salary: 1)
         try stack.context.save()
         ada.salary = 7
@@ -261,6 +267,31 @@ extension ManagedTestStack {
         #expect(fault.department?.name == "Sales")
         #expect(fault.department?.objectID.isTemporaryID == true)
         #expect(fault.department?.employees.map(\.objectID) == [ada.objectID])
+    }
+}
+
+extension ChildContextFetchTests {
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func batchedFetchesAndPrefetchingReadThroughTheParent(_ kind: TestStore.Kind) throws {
+        let stack = try TestStore.$kind.withValue(kind) { try ManagedTestStack() }
+        let research = stack.department("Research")
+        for (index, name) in ["Ada", "Grace", "Alan", "Edsger"].enumerated() {
+            stack.employee(name, salary: Double(index + 1)).department = research
+        }
+        try stack.context.save()
+        let alan = try #require(try stack.employee(named: "Alan", in: stack.context))
+        alan.salary = 30
+        let child = ManagedObjectContext(parent: stack.context)
+        var request = FetchRequest<TestEmployee>(entityName: "Employee", sortDescriptors: [KeyPathSortDescriptor(key: "salary")])
+        request.fetchBatchSize = 2
+        let batched = try child.fetch(request)
+        #expect(batched.map(\.firstName) == ["Ada", "Grace", "Edsger", "Alan"])
+        #expect(batched.last?.salary == 30)
+        var departments = FetchRequest<TestDepartment>(entityName: "Department")
+        departments.relationshipKeyPathsForPrefetching = ["employees"]
+        let fetched = try #require(try child.fetch(departments).first)
+        #expect(fetched.employees.count == 4)
+        #expect(fetched.employees.first { $0.firstName == "Alan" }?.salary == 30)
     }
 }
 
@@ -433,6 +464,32 @@ extension ManagedTestStack {
         child.mergePolicy = .storeTrump
         try child.save()
         #expect(ada.salary == 5 && mine.salary == 5)
+    }
+
+    @Test(arguments: [MergePolicy.error, .rollback, .objectTrump])
+    func aChildsDeletionOfAnObjectTheParentChangedMeanwhile(_ policy: MergePolicy) throws {
+        let stack = try ManagedTestStack()
+        let ada = stack.employee("Ada", salary: 1)
+        try stack.context.save()
+        let child = ManagedObjectContext(parent: stack.context)
+        child.mergePolicy = policy
+        let mine = try child.existingObject(with: ada.objectID)
+        child.delete(mine)
+        ada.salary = 5
+        switch policy {
+        case .error:
+            #expect { try child.save() } throws: { PersistenceError.Code.mergeConflict ~= $0 }
+            #expect(mine.isDeleted && !ada.isDeleted)
+        case .rollback:
+            try child.save()
+            #expect(!mine.isDeleted && mine.managedObjectContext === child)
+            #expect((mine as? TestEmployee)?.salary == 5)
+            #expect(!ada.isDeleted)
+        default:
+            try child.save()
+            #expect(ada.isDeleted)
+            #expect(mine.managedObjectContext == nil)
+        }
     }
 
     @Test func additionsToAToManyRelationshipOnBothSidesSurviveUnderObjectTrump() throws {
