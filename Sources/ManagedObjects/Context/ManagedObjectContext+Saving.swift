@@ -3,7 +3,7 @@ import ModelObjects
 
 extension ManagedObjectContext {
     /// Saves the inserted, updated and deleted objects to the store, all or nothing; a child
-    /// context (``init(parent:)``) saves them into its parent instead, and the store is
+    /// context (``init(parent:notificationCenter:)``) saves them into its parent instead, and the store is
     /// written when the root context saves.
     ///
     /// In order: ``processPendingChanges()``; ``willSaveNotification``; `willSave()` on every

@@ -26,7 +26,7 @@ import ModelObjects
 /// objects under the same keys, and their IDs under ``insertedObjectIDsKey``,
 /// ``updatedObjectIDsKey``, ``deletedObjectIDsKey`` for ``mergeChanges(fromContextDidSave:)``).
 ///
-/// A child context (``init(parent:)``) has another context as its store: an editing scratch
+/// A child context (``init(parent:notificationCenter:)``) has another context as its store: an editing scratch
 /// pad whose save goes into the parent, not the store.
 ///
 /// Corresponds to Core Data's `NSManagedObjectContext`; differences: confined by Swift's type
@@ -93,7 +93,7 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked) var metUnfulfillableFault = false
     /// The fetched-results controllers over this context, told of each change set as it is announced.
     var changeObservers: [WeakContextChangeObserver] = []
-    /// The parent, children and renamed IDs of a chain of contexts (see ``init(parent:)``).
+    /// The parent, children and renamed IDs of a chain of contexts (see `init(parent:notificationCenter:)`).
     var chain = ContextChain()
 
     /// Creates a context that saves to `coordinator`'s stores.
