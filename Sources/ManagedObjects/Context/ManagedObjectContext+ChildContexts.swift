@@ -337,6 +337,12 @@ extension ManagedObjectContext {
 
         // The parent changes from here on; nothing below throws for the reasons checked above.
         for object in insertedObjects {
+            // Inserted here again after an earlier save (an undone insertion, redone): the
+            // parent's object takes the values.
+            if let existing = parent.registered[parent.chain.currentID(for: object.objectID)], !existing.isDeleted {
+                targets[ObjectIdentifier(object)] = existing
+                continue
+            }
             let twin = object.entity.managedObjectClass.init(entity: object.entity, insertInto: nil)
             twin.objectID = object.objectID
             // It woke up once, in this context.

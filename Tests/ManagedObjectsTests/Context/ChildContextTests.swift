@@ -540,6 +540,44 @@ extension ChildContextFetchTests {
     }
 }
 
+extension ChildContextChainTests {
+    @Test func aSiblingMergesAChildsSaveFromItsNotification() throws {
+        let stack = try ManagedTestStack()
+        let ada = stack.employee("Ada", salary: 1)
+        try stack.context.save()
+        let first = ManagedObjectContext(parent: stack.context)
+        let second = ManagedObjectContext(parent: stack.context)
+        let theirs = try #require(try first.existingObject(with: ada.objectID) as? TestEmployee)
+        let mine = try #require(try second.existingObject(with: ada.objectID) as? TestEmployee)
+        let recorder = NotificationRecorder(ManagedObjectContext.didSaveNotification, center: stack.center)
+        theirs.salary = 2
+        try first.save()
+        let saved = try #require(recorder.notifications.first { $0.object as? ManagedObjectContext === first })
+        second.mergeChanges(fromContextDidSave: saved)
+        #expect(mine.salary == 2)
+        mine.lastName = "Lovelace"
+        try second.save()
+        #expect(ada.salary == 2 && ada.lastName == "Lovelace")
+    }
+
+    @Test func anInsertionUndoneAndRedoneInTheChildAfterItsSaveUpdatesTheParentsObject() throws {
+        let stack = try ManagedTestStack()
+        let child = ManagedObjectContext(parent: stack.context)
+        child.undoManager = ModelUndoManager()
+        let grace = stack.employee("Grace", in: child)
+        child.processPendingChanges()
+        try child.save()
+        let undo = try #require(child.undoManager)
+        try undo.undo()
+        try undo.redo()
+        grace.salary = 7
+        try child.save()
+        let inParent = stack.context.insertedObjects.compactMap { $0 as? TestEmployee }
+        #expect(inParent.count == 1)
+        #expect(inParent.first?.salary == 7)
+    }
+}
+
 @Suite struct ChildContextErrorPathTests {
     @Test func relatingAChildObjectToAParentObjectThrows() throws {
         let stack = try ManagedTestStack()
