@@ -419,7 +419,9 @@ extension ManagedObjectContext {
 
     /// The IDs a push relates `object` to through `relationship` that the parent's object may
     /// not be related to yet.
-    private func newlyRelatedIDs(of object: ManagedObject, through relationship: RelationshipDescription, whole: Bool) throws -> [ManagedObjectID] {
+    private func newlyRelatedIDs(
+        of object: ManagedObject, through relationship: RelationshipDescription, whole: Bool
+    ) throws -> [ManagedObjectID] {
         let value = relationship.index < object.values.count ? object.values[relationship.index] : nil
         if relationship.isToMany {
             if !whole && !relationship.isOrdered { return try toManyDelta(of: object, through: relationship).added }

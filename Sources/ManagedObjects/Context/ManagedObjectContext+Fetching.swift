@@ -105,7 +105,9 @@ extension ManagedObjectContext {
     /// and no unsaved change of this context (or of its parent chain) that the request must
     /// see. Nil otherwise.
     private func wholeStoreRequest<Object>(_ request: FetchRequest<Object>) throws -> StoreFetchRequest? {
-        guard persistentStoreCoordinator.persistentStores.count == 1, !(request.includesPendingChanges && hasChanges), storeAnswersForChain else {
+        guard persistentStoreCoordinator.persistentStores.count == 1, !(request.includesPendingChanges && hasChanges),
+              storeAnswersForChain
+        else {
             return nil
         }
         let model = persistentStoreCoordinator.managedObjectModel
@@ -424,6 +426,7 @@ extension ManagedObjectContext {
             else { continue }
             unread.append((object, fault, relationship.index))
         }
+        // A child reads through its parent (see `loadRecords`), one record at a time.
         guard unread.count > 1, chain.parentStore == nil, persistentStoreCoordinator.persistentStores.count == 1 else { return }
         let records = try persistentStoreCoordinator.persistentStores[0].records(for: unread.map(\.object.objectID))
         for (object, fault, index) in unread {

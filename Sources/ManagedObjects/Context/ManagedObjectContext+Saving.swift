@@ -3,8 +3,8 @@ import ModelObjects
 
 extension ManagedObjectContext {
     /// Saves the inserted, updated and deleted objects to the store, all or nothing; a child
-    /// context (``init(parent:notificationCenter:)``) saves them into its parent instead, and the store is
-    /// written when the root context saves.
+    /// context (``init(parent:notificationCenter:)``) saves them into its parent instead, and
+    /// the store is written when the root context saves.
     ///
     /// In order: ``processPendingChanges()``; ``willSaveNotification``; `willSave()` on every
     /// changed object (changes made there are saved too); validation of every inserted
@@ -44,7 +44,12 @@ extension ManagedObjectContext {
         try validateChanges()
         // Validation may need a relationship (a class validator of its key) and fail to read it.
         try throwRelationshipReadFailure()
-        let outcome = try chain.parentStore.map { try pushChanges(into: $0) } ?? persistentStoreCoordinator.performSave { try writeChanges() }
+        let outcome: SaveOutcome
+        if let parentStore = chain.parentStore {
+            outcome = try pushChanges(into: parentStore)
+        } else {
+            outcome = try persistentStoreCoordinator.performSave { try writeChanges() }
+        }
         finishSave(outcome)
     }
 

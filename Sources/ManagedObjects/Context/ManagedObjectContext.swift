@@ -26,8 +26,8 @@ import ModelObjects
 /// objects under the same keys, and their IDs under ``insertedObjectIDsKey``,
 /// ``updatedObjectIDsKey``, ``deletedObjectIDsKey`` for ``mergeChanges(fromContextDidSave:)``).
 ///
-/// A child context (``init(parent:notificationCenter:)``) has another context as its store: an editing scratch
-/// pad whose save goes into the parent, not the store.
+/// A child context (``init(parent:notificationCenter:)``) has another context as its store:
+/// an editing scratch pad whose save goes into the parent, not the store.
 ///
 /// Corresponds to Core Data's `NSManagedObjectContext`; differences: confined by Swift's type
 /// system instead of `perform(_:)` queues (a child shares its parent's isolation domain);
@@ -93,7 +93,8 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked) var metUnfulfillableFault = false
     /// The fetched-results controllers over this context, told of each change set as it is announced.
     var changeObservers: [WeakContextChangeObserver] = []
-    /// The parent, children and renamed IDs of a chain of contexts (see `init(parent:notificationCenter:)`).
+    /// The parent, children and renamed IDs of a chain of contexts (see
+    /// `init(parent:notificationCenter:)`).
     var chain = ContextChain()
 
     /// Creates a context that saves to `coordinator`'s stores.
@@ -228,8 +229,8 @@ public final class ManagedObjectContext {
     /// The object with `objectID`, its values loaded.
     ///
     /// - Throws: ``PersistenceError/Code/objectNotFound`` when no record has the ID (a
-    ///   temporary ID of another context that is not this child context's parent chain, a
-    ///   deleted record).
+    ///   temporary ID of another context, unless a child context's parent chain has the object;
+    ///   a deleted record).
     ///
     /// Corresponds to `-[NSManagedObjectContext existingObjectWithID:error:]`.
     public func existingObject(with objectID: ManagedObjectID) throws -> ManagedObject {

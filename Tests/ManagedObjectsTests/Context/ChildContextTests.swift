@@ -161,7 +161,7 @@ extension ManagedTestStack {
         try editor.save()
         let parentNotes = recorder.notifications.filter { $0.object as? ManagedObjectContext === stack.context }
         #expect(parentNotes.count == 1)
-        #expect(recorder.objects(ManagedObjectContext.updatedObjectsKey, at: recorder.notifications.firstIndex { $0.object as? ManagedObjectContext === stack.context } ?? 0) == [ada])
+        #expect(parentNotes.first?.userInfo?[ManagedObjectContext.updatedObjectsKey] as? Set<ManagedObject> == [ada])
     }
 }
 
@@ -209,7 +209,8 @@ extension ManagedTestStack {
     func countsIDsAndDictionariesSeeTheParentsChanges(_ kind: TestStore.Kind) throws {
         let (stack, child) = try parentWithChanges(kind)
         let request = FetchRequest<TestEmployee>(
-            entityName: "Employee", predicate: try KeyValuePredicate(format: "salary >= 2"), sortDescriptors: [KeyPathSortDescriptor(key: "salary")])
+            entityName: "Employee", predicate: try KeyValuePredicate(format: "salary >= 2"),
+            sortDescriptors: [KeyPathSortDescriptor(key: "salary")])
         #expect(try child.count(for: request) == 2)
         let edsger = try #require(try stack.employee(named: "Edsger", in: stack.context))
         let grace = try #require(try stack.employee(named: "Grace", in: stack.context))
