@@ -189,8 +189,11 @@ extension ManagedObjectContext {
             next += 1
         }
         for context in contexts {
+            // Only a context in a chain can meet the temporary IDs again.
+            let remembers = context.chain.parentStore != nil || !context.chain.children.isEmpty
+            if !remembers { context.chain.permanentIDs = [:] }
             for (old, new) in renames where old != new {
-                context.chain.permanentIDs[old] = new
+                if remembers { context.chain.permanentIDs[old] = new }
                 guard let object = context.registered[old] else { continue }
                 context.registered[old] = nil
                 object.objectID = new

@@ -561,6 +561,25 @@ extension ChildContextChainTests {
         #expect(ada.salary == 2 && ada.lastName == "Lovelace")
     }
 
+    @Test func refreshingInTheChildReadsTheParentsCurrentValues() throws {
+        let stack = try ManagedTestStack()
+        let ada = stack.employee("Ada", salary: 1)
+        try stack.context.save()
+        let child = ManagedObjectContext(parent: stack.context)
+        let mine = try #require(try child.existingObject(with: ada.objectID) as? TestEmployee)
+        #expect(mine.salary == 1)
+        ada.salary = 4
+        #expect(mine.salary == 1)
+        child.refresh(mine, mergeChanges: false)
+        #expect(mine.salary == 4)
+        mine.lastName = "Lovelace"
+        ada.salary = 6
+        child.refresh(mine, mergeChanges: true)
+        #expect(mine.salary == 6 && mine.lastName == "Lovelace")
+        try child.save()
+        #expect(ada.lastName == "Lovelace" && ada.salary == 6)
+    }
+
     @Test func anInsertionUndoneAndRedoneInTheChildAfterItsSaveUpdatesTheParentsObject() throws {
         let stack = try ManagedTestStack()
         let child = ManagedObjectContext(parent: stack.context)
