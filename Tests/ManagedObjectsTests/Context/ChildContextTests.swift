@@ -82,8 +82,9 @@ extension ManagedTestStack {
         _ = reader
     }
 
-    @Test func aChildDeletionAppliesDeleteRulesInTheParent() throws {
-        let stack = try ManagedTestStack(employeesRule: .cascade)
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func aChildDeletionAppliesDeleteRulesInTheParent(_ kind: TestStore.Kind) throws {
+        let stack = try TestStore.$kind.withValue(kind) { try ManagedTestStack(employeesRule: .cascade) }
         let research = stack.department("Research")
         let ada = stack.employee("Ada"), grace = stack.employee("Grace")
         ada.department = research
@@ -104,8 +105,9 @@ extension ManagedTestStack {
         #expect(try stack.storedFirstNames().isEmpty)
     }
 
-    @Test func theChildsSaveIsOneUndoableChangeInTheParent() throws {
-        let stack = try ManagedTestStack(undo: true)
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func theChildsSaveIsOneUndoableChangeInTheParent(_ kind: TestStore.Kind) throws {
+        let stack = try TestStore.$kind.withValue(kind) { try ManagedTestStack(undo: true) }
         let research = stack.department("Research")
         let ada = stack.employee("Ada", salary: 1)
         try stack.context.save()
@@ -297,8 +299,9 @@ extension ChildContextFetchTests {
 }
 
 @Suite struct ChildContextChainTests {
-    @Test func threeLevelsSaveStepByStep() throws {
-        let stack = try ManagedTestStack()
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func threeLevelsSaveStepByStep(_ kind: TestStore.Kind) throws {
+        let stack = try TestStore.$kind.withValue(kind) { try ManagedTestStack() }
         let ada = stack.employee("Ada", salary: 1)
         try stack.context.save()
         let middle = ManagedObjectContext(parent: stack.context)
@@ -392,8 +395,10 @@ extension ChildContextFetchTests {
 @Suite struct ChildContextConflictTests {
     /// Ada saved in the parent; children A and B read her; A changes first name and salary and
     /// saves; B changes salary and last name under `policy`.
-    private func conflict(policy: MergePolicy) throws -> (ManagedTestStack, TestEmployee, ManagedObjectContext, TestEmployee) {
-        let stack = try ManagedTestStack()
+    private func conflict(
+        policy: MergePolicy, _ kind: TestStore.Kind
+    ) throws -> (ManagedTestStack, TestEmployee, ManagedObjectContext, TestEmployee) {
+        let stack = try TestStore.$kind.withValue(kind) { try ManagedTestStack() }
         let ada = stack.employee("Ada", salary: 1)
         ada.lastName = "Byron"
         try stack.context.save()
@@ -410,8 +415,9 @@ extension ChildContextFetchTests {
         return (stack, ada, second, mine)
     }
 
-    @Test func errorPolicyReportsTheConflictAndLeavesTheParentAsTheFirstChildSavedIt() throws {
-        let (_, ada, second, mine) = try conflict(policy: .error)
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func errorPolicyReportsTheConflictAndLeavesTheParentAsTheFirstChildSavedIt(_ kind: TestStore.Kind) throws {
+        let (_, ada, second, mine) = try conflict(policy: .error, kind)
         do {
             try second.save()
             Issue.record("expected a merge conflict")
@@ -423,29 +429,33 @@ extension ChildContextFetchTests {
         #expect(mine.isUpdated && mine.salary == 3)
     }
 
-    @Test func storeTrumpKeepsTheParentsChangesAndPushesTheChildsOthers() throws {
-        let (_, ada, second, mine) = try conflict(policy: .storeTrump)
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func storeTrumpKeepsTheParentsChangesAndPushesTheChildsOthers(_ kind: TestStore.Kind) throws {
+        let (_, ada, second, mine) = try conflict(policy: .storeTrump, kind)
         try second.save()
         #expect(ada.firstName == "Augusta" && ada.salary == 2 && ada.lastName == "Lovelace")
         #expect(mine.firstName == "Augusta" && mine.salary == 2 && mine.lastName == "Lovelace")
         #expect(!mine.hasChanges)
     }
 
-    @Test func objectTrumpPushesTheChildsChangesAndTakesTheParentsOthers() throws {
-        let (_, ada, second, mine) = try conflict(policy: .objectTrump)
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func objectTrumpPushesTheChildsChangesAndTakesTheParentsOthers(_ kind: TestStore.Kind) throws {
+        let (_, ada, second, mine) = try conflict(policy: .objectTrump, kind)
         try second.save()
         #expect(ada.firstName == "Augusta" && ada.salary == 3 && ada.lastName == "Lovelace")
         #expect(mine.firstName == "Augusta")
     }
 
-    @Test func overwritePushesTheChildsObjectWhole() throws {
-        let (_, ada, second, _) = try conflict(policy: .overwrite)
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func overwritePushesTheChildsObjectWhole(_ kind: TestStore.Kind) throws {
+        let (_, ada, second, _) = try conflict(policy: .overwrite, kind)
         try second.save()
         #expect(ada.firstName == "Ada" && ada.salary == 3 && ada.lastName == "Lovelace")
     }
 
-    @Test func rollbackDropsTheChildsChangesToObjectsInConflict() throws {
-        let (stack, ada, second, mine) = try conflict(policy: .rollback)
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func rollbackDropsTheChildsChangesToObjectsInConflict(_ kind: TestStore.Kind) throws {
+        let (stack, ada, second, mine) = try conflict(policy: .rollback, kind)
         let grace = stack.employee("Grace", in: second)
         try second.save()
         #expect(ada.firstName == "Augusta" && ada.salary == 2 && ada.lastName == "Byron")
@@ -493,8 +503,9 @@ extension ChildContextFetchTests {
         }
     }
 
-    @Test func additionsToAToManyRelationshipOnBothSidesSurviveUnderObjectTrump() throws {
-        let stack = try ManagedTestStack()
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func additionsToAToManyRelationshipOnBothSidesSurviveUnderObjectTrump(_ kind: TestStore.Kind) throws {
+        let stack = try TestStore.$kind.withValue(kind) { try ManagedTestStack() }
         let research = stack.department("Research")
         let ada = stack.employee("Ada")
         ada.department = research
