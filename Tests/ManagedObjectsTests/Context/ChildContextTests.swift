@@ -222,6 +222,20 @@ extension ManagedTestStack {
         #expect(rows.map { $0["salary"] as? Double } == [5, 10])
     }
 
+    /// The parent is the child's store: its unsaved changes are what a fetch without the
+    /// child's own pending changes reads, as in Core Data.
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func withoutPendingChangesTheChildStillSeesTheParentsChanges(_ kind: TestStore.Kind) throws {
+        let (stack, child) = try parentWithChanges(kind)
+        _ = stack.employee("Barbara", salary: 7, in: child)
+        var request = FetchRequest<TestEmployee>(entityName: "Employee", sortDescriptors: [KeyPathSortDescriptor(key: "salary")])
+        request.includesPendingChanges = false
+        #expect(try child.fetch(request).map(\.firstName) == ["Ada", "Edsger", "Grace"])
+        #expect(try child.count(for: request) == 3)
+        request.includesPendingChanges = true
+        #expect(try child.count(for: request) == 4)
+    }
+
     @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
     func aCleanChainIsAnsweredByTheStore(_ kind: TestStore.Kind) throws {
         let stack = try TestStore.$kind.withValue(kind) { try ManagedTestStack() }
