@@ -586,6 +586,21 @@ extension ChildContextChainTests {
         #expect(ada.salary == 2 && ada.lastName == "Lovelace")
     }
 
+    @Test func liveResultsOverTheParentFollowAChildsSave() throws {
+        let stack = try ManagedTestStack()
+        _ = stack.employee("Ada", salary: 1)
+        try stack.context.save()
+        let controller = try FetchedResultsController(
+            fetchRequest: FetchRequest<TestEmployee>(entityName: "Employee", sortDescriptors: [KeyPathSortDescriptor(key: "firstName")]),
+            managedObjectContext: stack.context)
+        try controller.performFetch()
+        let child = ManagedObjectContext(parent: stack.context)
+        _ = stack.employee("Grace", in: child)
+        try child.save()
+        #expect(controller.fetchedObjects?.map(\.firstName) == ["Ada", "Grace"])
+        #expect(controller.fetchedObjects?.allSatisfy { $0.managedObjectContext === stack.context } == true)
+    }
+
     @Test func refreshingInTheChildReadsTheParentsCurrentValues() throws {
         let stack = try ManagedTestStack()
         let ada = stack.employee("Ada", salary: 1)
