@@ -2,8 +2,8 @@
 //
 // It walks through the library on the sample models: key-value coding, key-value observing,
 // validation, archiving and copying; managed objects in a context (inserts, inverse
-// relationships, an invalid change and its errors, a save, an undo); and a SQLite store: save,
-// reopen, a predicate fetch, faults firing, a lightweight migration.
+// relationships, an invalid change and its errors, a save, an undo, a child context as a scratch
+// pad); and a SQLite store: save, reopen, a predicate fetch, faults firing, a lightweight migration.
 //
 //     swift run employees [--store PATH]     (PATH: a SQLite file; a temporary one by default)
 
@@ -179,6 +179,20 @@ do {
     show("sections after the change", byLastName.sections?.map(\.name) ?? [])
     byLastName.delegate = nil                               // quiet from here on
     context.rollback()
+
+    section("Child contexts")
+    // A child context is a scratch pad: edits there reach the parent only when it saves.
+    let editor = ManagedObjectContext(parent: context)
+    if let draft = try editor.existingObject(with: managedAda.objectID) as? ManagedEmployee {
+        draft.salary = 200_000
+        editor.rollback()                                   // cancelled: the parent never sees it
+        show("ada's salary after a cancelled edit", managedAda.salary)
+        draft.salary = 150_000
+        try editor.save()                                   // into the parent, not the store
+        show("ada's salary after the editor saved", managedAda.salary)
+        show("the parent has unsaved changes", context.hasChanges)
+    }
+    try context.save()                                      // now the store has it
 
     context.delete(research)                                // cascades to the employees
     context.processPendingChanges()

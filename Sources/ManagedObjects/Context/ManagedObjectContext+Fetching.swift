@@ -102,9 +102,12 @@ extension ManagedObjectContext {
     }
 
     /// The request as the store gets it, when the store's answer alone is the answer: one store,
-    /// and no unsaved change of this context that the request must see. Nil otherwise.
+    /// and no unsaved change of this context (or of its parent chain) that the request must
+    /// see. Nil otherwise.
     private func wholeStoreRequest<Object>(_ request: FetchRequest<Object>) throws -> StoreFetchRequest? {
-        guard persistentStoreCoordinator.persistentStores.count == 1, !(request.includesPendingChanges && hasChanges) else {
+        guard persistentStoreCoordinator.persistentStores.count == 1, !(request.includesPendingChanges && hasChanges),
+              storeAnswersForChain
+        else {
             return nil
         }
         let model = persistentStoreCoordinator.managedObjectModel
@@ -212,8 +215,7 @@ extension ManagedObjectContext {
         var seen = Set<ObjectIdentifier>()
         // One store gives each record once; objects seen twice are possible only across stores.
         let mayRepeat = persistentStoreCoordinator.persistentStores.count > 1
-        for store in persistentStoreCoordinator.persistentStores {
-            let result = try store.fetch(storeRequest)
+        for result in try sourceFetchResults(storeRequest) {
             appliedPredicate = appliedPredicate && result.appliedPredicate
             appliedOrder = appliedOrder && result.appliedSortAndLimit
             registered.reserveCapacity(registered.count + result.records.count)
@@ -289,7 +291,7 @@ extension ManagedObjectContext {
     }
 
     /// Whether a predicate reads a key path of more than one key, or compares objects.
-    private static func readsThroughRelationships(_ predicate: KeyValuePredicate) -> Bool {
+    static func readsThroughRelationships(_ predicate: KeyValuePredicate) -> Bool {
         switch predicate {
         case .truePredicate, .falsePredicate: return false
         case .and(let parts), .or(let parts): return parts.contains(where: readsThroughRelationships)
@@ -364,7 +366,7 @@ extension ManagedObjectContext {
             }
             var prefetched: [StoreRecord] = []
             let read = persistentStoreCoordinator.savedRecords.read()
-            if sameToMany, persistentStoreCoordinator.persistentStores.count == 1, let toManyOf,
+            if sameToMany, chain.parentStore == nil, persistentStoreCoordinator.persistentStores.count == 1, let toManyOf,
                toManyOf.owners.contains(where: { Self.needsPrefetch($0, at: toManyOf.relationship.index) }),
                let related = try persistentStoreCoordinator.persistentStores[0].records(
                    relatedTo: toManyOf.owners.map(\.objectID), through: toManyOf.relationship) {
@@ -424,7 +426,8 @@ extension ManagedObjectContext {
             else { continue }
             unread.append((object, fault, relationship.index))
         }
-        guard unread.count > 1, persistentStoreCoordinator.persistentStores.count == 1 else { return }
+        // A child reads through its parent (see `loadRecords`), one record at a time.
+        guard unread.count > 1, chain.parentStore == nil, persistentStoreCoordinator.persistentStores.count == 1 else { return }
         let records = try persistentStoreCoordinator.persistentStores[0].records(for: unread.map(\.object.objectID))
         for (object, fault, index) in unread {
             guard let record = records[object.objectID], index < record.values.count, !record.omittedRelationships.contains(index),
@@ -450,6 +453,14 @@ extension ManagedObjectContext {
     /// Gives faults their records in one read per store.
     private func loadRecords(of faults: [ManagedObject]) throws {
         guard !faults.isEmpty else { return }
+        if let parentStore = chain.parentStore {
+            let read = persistentStoreCoordinator.savedRecords.read()
+            for object in faults {
+                object.cachedRecord = try parentStore.record(for: object.objectID)
+                object.cachedRecordRead = read
+            }
+            return
+        }
         var byStore: [String: [ManagedObject]] = [:]
         for fault in faults { byStore[fault.objectID.storeIdentifier ?? "", default: []].append(fault) }
         for (_, objects) in byStore {

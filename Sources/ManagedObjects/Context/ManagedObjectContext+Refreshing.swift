@@ -21,8 +21,7 @@ extension ManagedObjectContext {
             return
         }
         if mergeChanges, object.hasChanges {
-            if let store = persistentStoreCoordinator.store(for: object.objectID),
-               let record = try? store.record(for: object.objectID),
+            if let record = try? sourceRecord(for: object.objectID),
                (try? take(record, into: object, keepingChanges: true)) != nil {
                 unannouncedRefreshed.insert(object)
             }
@@ -174,7 +173,7 @@ extension ManagedObjectContext {
                 object.cachedRecord = nil
                 continue
             }
-            if let store = persistentStoreCoordinator.store(for: id), let record = try? store.record(for: id),
+            if let record = try? sourceRecord(for: id),
                (try? take(record, into: object, keepingChanges: object.hasChanges)) != nil {
                 unannouncedRefreshed.insert(object)
             }

@@ -2,7 +2,9 @@ import Foundation
 import ModelObjects
 
 extension ManagedObjectContext {
-    /// Saves the inserted, updated and deleted objects to the store, all or nothing.
+    /// Saves the inserted, updated and deleted objects to the store, all or nothing; a child
+    /// context (``init(parent:notificationCenter:)``) saves them into its parent instead, and
+    /// the store is written when the root context saves.
     ///
     /// In order: ``processPendingChanges()``; ``willSaveNotification``; `willSave()` on every
     /// changed object (changes made there are saved too); validation of every inserted
@@ -42,7 +44,12 @@ extension ManagedObjectContext {
         try validateChanges()
         // Validation may need a relationship (a class validator of its key) and fail to read it.
         try throwRelationshipReadFailure()
-        let outcome = try persistentStoreCoordinator.performSave { try writeChanges() }
+        let outcome: SaveOutcome
+        if let parentStore = chain.parentStore {
+            outcome = try pushChanges(into: parentStore)
+        } else {
+            outcome = try persistentStoreCoordinator.performSave { try writeChanges() }
+        }
         finishSave(outcome)
     }
 
@@ -78,13 +85,17 @@ extension ManagedObjectContext {
                 }
             }
         }
+        var renames: [(old: ManagedObjectID, new: ManagedObjectID)] = []
         for (group, groupIDs) in zip(byEntity.values, ids) {
             for (object, id) in zip(group, groupIDs) {
                 if registered[object.objectID] === object { registered[object.objectID] = nil }
+                renames.append((object.objectID, id))
                 object.objectID = id
                 registered[id] = object
             }
         }
+        // The chain's other contexts may hold these objects under their temporary IDs.
+        if chain.parentStore != nil || !chain.children.isEmpty { chainRoot.adoptPermanentIDs(renames) }
     }
 
     private func validateChanges() throws {
@@ -513,7 +524,10 @@ extension ManagedObjectContext {
         let savedInsertedSet = inserted
         // Each object leaves the registry under its temporary ID and joins it under its permanent
         // one: the registry keeps its size.
+        let renamesChildren = !chain.children.isEmpty && chain.parentStore == nil
+        var renames: [(old: ManagedObjectID, new: ManagedObjectID)] = []
         for (object, id) in zip(outcome.savedInserted, outcome.permanentIDs) {
+            if renamesChildren { renames.append((object.objectID, id)) }
             registered[object.objectID] = nil
             object.objectID = id
             object.saveSlot = -1
@@ -528,6 +542,7 @@ extension ManagedObjectContext {
             // Every record saved has its version there (see `version(after:of:)`).
             object.snapshotVersion = outcome.versions[ObjectIdentifier(object)] ?? object.snapshotVersion
         }
+        if !renames.isEmpty { adoptPermanentIDs(renames) }
         for object in outcome.savedUpdated { updatedIDs.insert(object.objectID) }
         for object in outcome.rolledBack { object.flags.remove([.updated, .deleted]) }
         for object in outcome.savedDeleted + outcome.vanished {

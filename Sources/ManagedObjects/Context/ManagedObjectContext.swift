@@ -26,9 +26,12 @@ import ModelObjects
 /// objects under the same keys, and their IDs under ``insertedObjectIDsKey``,
 /// ``updatedObjectIDsKey``, ``deletedObjectIDsKey`` for ``mergeChanges(fromContextDidSave:)``).
 ///
+/// A child context (``init(parent:notificationCenter:)``) has another context as its store:
+/// an editing scratch pad whose save goes into the parent, not the store.
+///
 /// Corresponds to Core Data's `NSManagedObjectContext`; differences: confined by Swift's type
-/// system instead of `perform(_:)` queues; no parent contexts; `undoManager` is nil unless set
-/// (as on iOS); errors are thrown.
+/// system instead of `perform(_:)` queues (a child shares its parent's isolation domain);
+/// `undoManager` is nil unless set (as on iOS); errors are thrown.
 public final class ManagedObjectContext {
     /// The coordinator the context saves to and loads from.
     ///
@@ -90,6 +93,9 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked) var metUnfulfillableFault = false
     /// The fetched-results controllers over this context, told of each change set as it is announced.
     var changeObservers: [WeakContextChangeObserver] = []
+    /// The parent, children and renamed IDs of a chain of contexts (see
+    /// `init(parent:notificationCenter:)`).
+    var chain = ContextChain()
 
     /// Creates a context that saves to `coordinator`'s stores.
     ///
@@ -206,6 +212,7 @@ public final class ManagedObjectContext {
     /// Corresponds to `-[NSManagedObjectContext objectWithID:]`.
     public func object(with objectID: ManagedObjectID) -> ManagedObject {
         if let object = registered[objectID] { return object }
+        if objectID.isTemporaryID, let permanent = chain.permanentIDs[objectID] { return object(with: permanent) }
         return makeFault(for: objectID)
     }
 
@@ -222,12 +229,13 @@ public final class ManagedObjectContext {
     /// The object with `objectID`, its values loaded.
     ///
     /// - Throws: ``PersistenceError/Code/objectNotFound`` when no record has the ID (a
-    ///   temporary ID of another context, a deleted record).
+    ///   temporary ID of another context, unless a child context's parent chain has the object;
+    ///   a deleted record).
     ///
     /// Corresponds to `-[NSManagedObjectContext existingObjectWithID:error:]`.
     public func existingObject(with objectID: ManagedObjectID) throws -> ManagedObject {
         if let object = registered[objectID], !object.isFault { return object }
-        guard !objectID.isTemporaryID else {
+        guard !objectID.isTemporaryID || (chain.parentStore?.hasRecord(for: objectID) ?? false) else {
             throw PersistenceError(.objectNotFound, message: "no object with the temporary ID \(objectID) in this context", objectID: objectID)
         }
         let object = self.object(with: objectID)
@@ -260,7 +268,7 @@ public final class ManagedObjectContext {
         var cached = object.cachedRecord.take()  // moved out, not copied
         if cached != nil, let read = object.cachedRecordRead, !isFresh(read, of: id) { cached = nil }
         object.cachedRecordRead = nil
-        guard let record = try cached ?? persistentStoreCoordinator.store(for: id)?.faultRecord(for: id) else {
+        guard let record = try cached ?? sourceFaultRecord(for: id) else {
             object.flags.insert(.unfulfillable)
             metUnfulfillableFault = true
             throw PersistenceError(
@@ -386,8 +394,7 @@ public final class ManagedObjectContext {
     ///
     /// - Throws: What the store throws.
     func relatedObjectIDs(of object: ManagedObject, through relationship: RelationshipDescription) throws -> [ManagedObjectID] {
-        guard let store = persistentStoreCoordinator.store(for: object.objectID) else { return [] }
-        return try store.relatedObjectIDs(of: object.objectID, through: relationship) ?? []
+        try sourceRelatedObjectIDs(of: object.objectID, through: relationship)
     }
 
     // MARK: - Recording changes

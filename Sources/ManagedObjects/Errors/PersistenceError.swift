@@ -66,7 +66,9 @@ public struct PersistenceError: Error, CustomStringConvertible, Sendable {
         }
     }
 
-    /// One record in conflict during a save.
+    /// One record in conflict during a save. For a child context's save, the conflict is a
+    /// difference between the values the child read and the parent's current ones, and the
+    /// versions are the store's (``newVersion`` nil when the parent deleted the object).
     ///
     /// Corresponds to Core Data's `NSMergeConflict`.
     public struct Conflict: Sendable, CustomStringConvertible {
