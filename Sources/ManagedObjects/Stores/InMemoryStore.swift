@@ -58,11 +58,18 @@ public final class InMemoryStore: PersistentStore {
     }
 
     /// Writes the save; cannot fail halfway.
+    ///
+    /// - Throws: ``PersistenceError/Code/constraintConflict`` when inserted or updated records
+    ///   would share the values of a uniqueness constraint with others (nothing is written).
     public func apply(_ changes: SaveChanges) throws {
-        state.withLock { state in
-            for record in changes.inserted { state.records[record.objectID] = record }
-            for record in changes.updated { state.records[record.objectID] = record.keepingOmittedRelationships(of: state.records[record.objectID]) }
-            for id in changes.deleted { state.records[id] = nil }
+        try state.withLock { state in
+            var records = state.records
+            for id in changes.deleted { records[id] = nil }
+            for record in changes.inserted { records[record.objectID] = record }
+            for record in changes.updated { records[record.objectID] = record.keepingOmittedRelationships(of: records[record.objectID]) }
+            let conflicts = UniquenessConstraint.conflicts(in: records, touched: changes.inserted + changes.updated)
+            if !conflicts.isEmpty { throw PersistenceError.constraintConflicts(conflicts, by: "in the in-memory store") }
+            state.records = records
         }
     }
 }
