@@ -99,4 +99,27 @@ import Testing
         #expect(try stack.stored("Log", "message") == (0..<10).map { "m\($0)" })
         #expect(try stack.stored("Log", "code") == (0..<10).map { "c\($0)" })
     }
+
+    @Test func sqliteRefusesToRaiseTheLargestVersion() throws {
+        let stack = try BatchModel.Stack(.sqlite)
+        try stack.logs()
+        let connection = try SQLiteConnection(path: stack.directory.file().path, create: false)
+        try connection.execute("UPDATE ZLOG SET Z_OPT = 9223372036854775807 WHERE ZLEVEL = 4")
+        let exhausted = #expect(throws: PersistenceError.self) {
+            try stack.context.execute(BatchUpdateRequest(entityName: "Log", propertiesToUpdate: ["message": "x"]))
+        }
+        #expect(exhausted?.code == .saveFailed)
+        #expect(try stack.stored("Log", "message") == (0..<10).map { "m\($0)" }, "nothing was written")
+    }
+
+    @Test(arguments: BatchModel.storeTypes)
+    func batchInsertsKeepUniquenessConstraints(type: PersistentStoreType) throws {
+        let stack = try BatchModel.Stack(type)
+        try stack.logs()
+        let error = #expect(throws: PersistenceError.self) {
+            try stack.context.execute(BatchInsertRequest(entityName: "Log", objects: [["code": "new"], ["code": "c3"]]))
+        }
+        #expect(error?.code == .constraintConflict)
+        #expect(try stack.stored("Log", "code").count == 10)
+    }
 }
