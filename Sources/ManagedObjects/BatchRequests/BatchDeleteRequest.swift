@@ -23,7 +23,7 @@ public struct BatchDeleteRequest {
     }
 
     let target: Target
-    /// What ``ManagedObjectContext/execute(_:)-(BatchDeleteRequest)`` reports.
+    /// What `ManagedObjectContext.execute(_:)` reports.
     ///
     /// Corresponds to `NSBatchDeleteRequest.resultType`.
     public var resultType: BatchRequestResultType = .statusOnly

@@ -36,7 +36,7 @@ public struct BatchUpdateRequest {
     ///
     /// Corresponds to `NSBatchUpdateRequest.includesSubentities`.
     public var includesSubentities = true
-    /// What ``ManagedObjectContext/execute(_:)-(BatchUpdateRequest)`` reports.
+    /// What `ManagedObjectContext.execute(_:)` reports.
     ///
     /// Corresponds to `NSBatchUpdateRequest.resultType`.
     public var resultType: BatchRequestResultType = .statusOnly
@@ -77,14 +77,22 @@ public enum BatchRequestResultType: Sendable, Hashable {
 /// typed fields instead of one `result` of type `Any`.
 public struct BatchRequestResult: Sendable {
     /// The kind of result the request asked for.
+    ///
+    /// Corresponds to `NSBatchUpdateResult.resultType`.
     public var resultType: BatchRequestResultType
     /// The number of records changed (deleted ones: those matched and those the delete rules
     /// cascaded to); always set.
+    ///
+    /// Corresponds to `result` with the count result type.
     public var count: Int
     /// The IDs of the records changed, with ``BatchRequestResultType/objectIDs``; nil otherwise.
+    ///
+    /// Corresponds to `result` with the object IDs result type.
     public var objectIDs: [ManagedObjectID]?
 
     /// Creates a result.
+    ///
+    /// Corresponds to nothing in Core Data, whose results only the store makes.
     public init(resultType: BatchRequestResultType, count: Int, objectIDs: [ManagedObjectID]?) {
         self.resultType = resultType
         self.count = count

@@ -8,15 +8,15 @@ extension ManagedObjectContext {
     ///
     /// Like Core Data, the batch bypasses the contexts: registered objects keep the values
     /// they had until you merge the result's IDs with
-    /// ``mergeChanges(fromRemoteContextSave:into:)`` (faults of any context of the coordinator
+    /// `mergeChanges(fromRemoteContextSave:into:)` (faults of any context of the coordinator
     /// read the new values when they fire). No notification is posted and nothing is
     /// recorded for undo. The SQLite store runs it as one `UPDATE` when it can translate the
     /// predicate to SQL; otherwise the matching records are found as a fetch finds them and
     /// written in one transaction.
     ///
-    /// - Throws: ``ModelError/Code/unknownEntity``; ``KeyValueCodingError/Code/undefinedKey``
-    ///   for a key that is not a stored attribute, ``KeyValueCodingError/Code/typeMismatch``
-    ///   for a value the attribute cannot hold; ``ValidationError`` for values the model's
+    /// - Throws: ``ModelError/Code/unknownEntity``; `KeyValueCodingError/Code/undefinedKey`
+    ///   for a key that is not a stored attribute, `KeyValueCodingError/Code/typeMismatch`
+    ///   for a value the attribute cannot hold; `ValidationError` for values the model's
     ///   constraints reject; ``PersistenceError/Code/constraintConflict`` when records would
     ///   share a uniqueness constraint's values; ``PersistenceError/Code/noPersistentStore``;
     ///   what the predicate's evaluation and the store throw. Nothing is written then.
@@ -82,13 +82,13 @@ extension ManagedObjectContext {
     /// refuses it. No relationship without an inverse is followed back to the deleted records.
     ///
     /// Like Core Data, the batch bypasses the contexts: registered objects of deleted records
-    /// stay until you merge the result's IDs with ``mergeChanges(fromRemoteContextSave:into:)``
+    /// stay until you merge the result's IDs with `mergeChanges(fromRemoteContextSave:into:)`
     /// (a fault among them throws ``PersistenceError/Code/objectNotFound`` when it fires). No
     /// notification is posted, nothing is recorded for undo, and neither validation nor
     /// `prepareForDeletion()` runs. The SQLite store runs a delete by predicate as one
     /// `DELETE` when the entity has no relationships and the predicate translates to SQL.
     ///
-    /// - Throws: ``ModelError/Code/unknownEntity``; ``ValidationError/Code/relationshipDeniedDelete``
+    /// - Throws: ``ModelError/Code/unknownEntity``; `ValidationError/Code/relationshipDeniedDelete`
     ///   naming the relationship; ``PersistenceError/Code/objectNotFound`` for an object ID that
     ///   is temporary or of another store; ``PersistenceError/Code/noPersistentStore``; what the
     ///   predicate's evaluation and the store throw. Nothing is deleted then.
@@ -154,7 +154,7 @@ extension ManagedObjectContext {
 
     /// The store changes that delete `targets` and what their delete rules reach.
     ///
-    /// - Throws: ``ValidationError/Code/relationshipDeniedDelete``; what the store throws.
+    /// - Throws: `ValidationError/Code/relationshipDeniedDelete`; what the store throws.
     private func batchDeletion(of targets: [ManagedObjectID], in store: any PersistentStore) throws -> SaveChanges {
         var deleted: [ManagedObjectID: StoreRecord] = [:]
         var order: [ManagedObjectID] = []

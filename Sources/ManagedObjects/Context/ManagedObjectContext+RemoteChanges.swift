@@ -1,19 +1,27 @@
 import Foundation
 
 /// The records another writer inserted, updated and deleted: a batch request's result, or what
-/// another process reports, for ``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)``.
+/// another process reports, for `ManagedObjectContext.mergeChanges(fromRemoteContextSave:into:)`.
 ///
 /// Corresponds to the dictionary Core Data's `mergeChanges(fromRemoteContextSave:into:)` takes
 /// (`NSInsertedObjectsKey`, `NSUpdatedObjectsKey`, `NSDeletedObjectsKey`); differences: typed.
 public struct RemoteChanges: Sendable {
     /// The IDs of inserted records.
+    ///
+    /// Corresponds to the `NSInsertedObjectsKey` entry.
     public var inserted: [ManagedObjectID]
     /// The IDs of updated records.
+    ///
+    /// Corresponds to the `NSUpdatedObjectsKey` entry.
     public var updated: [ManagedObjectID]
     /// The IDs of deleted records.
+    ///
+    /// Corresponds to the `NSDeletedObjectsKey` entry.
     public var deleted: [ManagedObjectID]
 
     /// Creates a change set.
+    ///
+    /// Corresponds to building the dictionary Core Data takes.
     public init(inserted: [ManagedObjectID] = [], updated: [ManagedObjectID] = [], deleted: [ManagedObjectID] = []) {
         self.inserted = inserted
         self.updated = updated

@@ -15,7 +15,7 @@ extension ManagedObjectContext {
     /// themselves or against the store, and resolves them by the merge policy: under
     /// ``MergePolicy/error`` it throws with nothing changed; under the others each group of
     /// objects sharing values becomes one object, the saved record's (or, among unsaved
-    /// objects only, the first inserted), as Core Data does (see ``merge(_:into:)``). Runs
+    /// objects only, the first inserted), as Core Data does (see `merge(_:into:)`). Runs
     /// under the coordinator's save lock, before the write.
     ///
     /// - Throws: ``PersistenceError/Code/constraintConflict``; what the store throws.

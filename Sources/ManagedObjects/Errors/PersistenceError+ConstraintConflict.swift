@@ -33,6 +33,8 @@ extension PersistenceError {
         public var conflictingObjectIDs: [ManagedObjectID]
 
         /// Creates a conflict.
+        ///
+        /// Corresponds to `NSConstraintConflict(constraint:database:databaseSnapshot:conflicting:conflictingSnapshots:)`.
         public init(
             entityName: String, constraint: [String], constraintValues: [String: StoreValue], databaseObjectID: ManagedObjectID?,
             databaseSnapshot: [String: StoreValue]?, conflictingObjectIDs: [ManagedObjectID]
@@ -45,7 +47,9 @@ extension PersistenceError {
             self.conflictingObjectIDs = conflictingObjectIDs
         }
 
-        /// `Employee (email) = "a@example.com": <IDs>, saved as <ID>`.
+        /// `Employee (email = "a@example.com"): <IDs>, saved as <ID>`.
+        ///
+        /// Corresponds to `-[NSConstraintConflict description]`; differences: one short line.
         public var description: String {
             let values = constraint.map { "\($0) = \(constraintValues[$0].map(\.description) ?? "nil")" }.joined(separator: ", ")
             return "\(entityName) (\(values)): " + conflictingObjectIDs.map(\.description).joined(separator: ", ")

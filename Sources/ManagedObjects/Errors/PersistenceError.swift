@@ -103,6 +103,8 @@ public struct PersistenceError: Error, CustomStringConvertible, Sendable {
     /// The records in conflict, for ``Code/mergeConflict``.
     public var conflicts: [Conflict]
     /// The uniqueness conflicts, for ``Code/constraintConflict``.
+    ///
+    /// Corresponds to the `NSConstraintConflict`s under `"conflictList"`.
     public var constraintConflicts: [ConstraintConflict] = []
     /// The SQL statement that failed, for SQLite stores.
     public var sql: String?

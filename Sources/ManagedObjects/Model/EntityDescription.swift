@@ -98,7 +98,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public let userInfo: [String: String]
     /// The entity's own uniqueness constraints: each a list of property names (attributes or
     /// to-one relationships) whose values together no two objects of the entity and its
-    /// subentities may share. Subentities inherit them (see ``UniquenessConstraint``); they are
+    /// subentities may share. Subentities inherit them; they are
     /// not part of the version hash.
     ///
     /// Corresponds to Core Data's `NSEntityDescription.uniquenessConstraints`; differences:
