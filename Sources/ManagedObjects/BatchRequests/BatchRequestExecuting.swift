@@ -16,6 +16,9 @@ protocol BatchRequestExecuting {
     ) throws -> [ManagedObjectID]?
 
     /// Deletes every record of `entity` (and of its subentities when `includesSubentities`)
-    /// that matches `predicate`; returns their IDs.
-    func batchDelete(entity: EntityDescription, includesSubentities: Bool, predicate: KeyValuePredicate?) throws -> [ManagedObjectID]?
+    /// that matches `predicate`, applying the delete rules; returns their IDs and those of the
+    /// other records it changed (whose versions it raised).
+    func batchDelete(
+        entity: EntityDescription, includesSubentities: Bool, predicate: KeyValuePredicate?
+    ) throws -> (deleted: [ManagedObjectID], updated: [ManagedObjectID])?
 }

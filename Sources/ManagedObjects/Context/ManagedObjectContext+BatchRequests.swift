@@ -85,8 +85,9 @@ extension ManagedObjectContext {
     /// stay until you merge the result's IDs with `mergeChanges(fromRemoteContextSave:into:)`
     /// (a fault among them throws ``PersistenceError/Code/objectNotFound`` when it fires). No
     /// notification is posted, nothing is recorded for undo, and neither validation nor
-    /// `prepareForDeletion()` runs. The SQLite store runs a delete by predicate as one
-    /// `DELETE` when the entity has no relationships and the predicate translates to SQL.
+    /// `prepareForDeletion()` runs. The SQLite store runs a delete by predicate as a few
+    /// statements (one `DELETE`, one `UPDATE` per nullifying relationship) when the predicate
+    /// translates to SQL and no relationship of the entity cascades or denies.
     ///
     /// - Throws: ``ModelError/Code/unknownEntity``; `ValidationError/Code/relationshipDeniedDelete`
     ///   naming the relationship; ``PersistenceError/Code/objectNotFound`` for an object ID that
@@ -115,8 +116,8 @@ extension ManagedObjectContext {
             if let matching, let executor = store as? any BatchRequestExecuting,
                let done = try executor.batchDelete(
                 entity: matching.entity, includesSubentities: matching.includesSubentities, predicate: matching.predicate.map(storePredicate)) {
-                persistentStoreCoordinator.savedRecords.recordSave(changing: done)
-                return done
+                persistentStoreCoordinator.savedRecords.recordSave(changing: done.deleted + done.updated)
+                return done.deleted
             }
             let targets = try matching.map { try batchMatchingIDs($0.entity, predicate: $0.predicate, includesSubentities: $0.includesSubentities) } ?? given
             let changes = try batchDeletion(of: targets, in: store)

@@ -111,4 +111,51 @@ import Testing
         #expect(error?.code == .objectNotFound)
         #expect(try stack.stored("Log", "level").count == 10)
     }
+
+    @Test(arguments: BatchModel.storeTypes)
+    func nullifyingDeletesByPredicateKeepRelatedRecordsRight(type: PersistentStoreType) throws {
+        let stack = try BatchModel.Stack(type)
+        let folder = try stack.insert("Folder", ["name": "F"])
+        let tag = try stack.insert("Tag", ["label": "red"])
+        let notes = try (0..<4).map { try stack.insert("Note", ["title": "n\($0)", "folder": folder, "tags": Set([tag])]) }
+        try stack.context.save()
+        var request = BatchDeleteRequest(entityName: "Note", predicate: try KeyValuePredicate(format: "title IN %@", ["n0", "n1", "n2"]))
+        request.resultType = .objectIDs
+        var deleted: [ManagedObjectID] = []
+        if let store = stack.sqliteStore {
+            let sql = try store.recordingSQL { deleted = try stack.context.execute(request).objectIDs ?? [] }
+            #expect(sql.filter { $0.hasPrefix("DELETE FROM \"ZNOTE\"") }.count == 1, "one DELETE, not one per record: \(sql)")
+        } else {
+            deleted = try stack.context.execute(request).objectIDs ?? []
+        }
+        #expect(Set(deleted) == Set(notes[..<3].map(\.objectID)))
+        stack.reader.reset()
+        let storedFolder = try stack.reader.existingObject(with: folder.objectID)
+        let storedTag = try stack.reader.existingObject(with: tag.objectID)
+        #expect(ManagedObject.objects(inCollection: try storedFolder.value(forKey: "notes")).map(\.objectID) == [notes[3].objectID])
+        #expect(ManagedObject.objects(inCollection: try storedTag.value(forKey: "notes")).map(\.objectID) == [notes[3].objectID])
+        // Both related records got a new version.
+        try folder.setValue("G", forKey: "name")
+        #expect((#expect(throws: PersistenceError.self) { try stack.context.save() })?.code == .mergeConflict)
+        stack.context.rollback()
+        try tag.setValue("blue", forKey: "label")
+        #expect((#expect(throws: PersistenceError.self) { try stack.context.save() })?.code == .mergeConflict)
+    }
+
+    @Test(arguments: BatchModel.storeTypes)
+    func deletingTheOneSideNullifiesTheRelatedRecordsKeys(type: PersistentStoreType) throws {
+        let stack = try BatchModel.Stack(type)
+        let shelf = try stack.insert("Shelf", ["name": "S"])
+        let books = try (0..<3).map { try stack.insert("Book", ["title": "b\($0)", "shelf": shelf]) }
+        try stack.context.save()
+        let sibling = ManagedObjectContext(coordinator: stack.coordinator, notificationCenter: NotificationCenter())
+        let faults = try sibling.fetch(FetchRequest<ManagedObject>(entityName: "Book"))
+        var request = BatchDeleteRequest(entityName: "Shelf")
+        request.resultType = .objectIDs
+        #expect(try stack.context.execute(request).objectIDs == [shelf.objectID])
+        #expect(try faults.allSatisfy { try $0.value(forKey: "shelf") == nil }, "the books' rows are read again")
+        #expect(try stack.stored("Book", "title") == ["b0", "b1", "b2"])
+        try books[0].setValue("changed", forKey: "title")
+        #expect((#expect(throws: PersistenceError.self) { try stack.context.save() })?.code == .mergeConflict)
+    }
 }

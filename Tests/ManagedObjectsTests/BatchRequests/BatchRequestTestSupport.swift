@@ -4,7 +4,8 @@ import Testing
 @testable import ManagedObjects
 
 /// A model for batch requests: logs without relationships, folders cascading to notes, notes
-/// and tags related many to many, and vaults that deny deleting while they hold items.
+/// and tags related many to many, shelves ordering books (nullify both ways), and vaults that
+/// deny deleting while they hold items.
 enum BatchModel {
     static let storeTypes: [PersistentStoreType] = [.inMemory, .binary, .sqlite]
 
@@ -28,6 +29,14 @@ enum BatchModel {
             Entity("Tag") {
                 Property("label", .string)
                 Property("notes", to: "Note", inverse: "tags", toMany: true)
+            }
+            Entity("Shelf") {
+                Property("name", .string)
+                Property("books", to: "Book", inverse: "shelf", toMany: true, ordered: true)
+            }
+            Entity("Book") {
+                Property("title", .string)
+                Property("shelf", to: "Shelf", inverse: "books")
             }
             Entity("Vault") {
                 Property("name", .string)

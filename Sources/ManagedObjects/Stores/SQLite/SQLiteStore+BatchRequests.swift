@@ -43,31 +43,101 @@ extension SQLiteStore: BatchRequestExecuting {
         }
     }
 
-    /// One transaction: the matching rows' keys, then one `DELETE`, when the entity and its
-    /// subentities have no relationships (nothing else to change) and the whole predicate
-    /// translates to SQL; nil otherwise.
+    /// One transaction when the whole predicate translates to SQL and no relationship of the
+    /// entity or its subentities cascades or denies: the keys of the matching rows go into a
+    /// temporary table; then, for each relationship that nullifies, the related rows lose
+    /// their references to them and get a new version (foreign keys set to NULL, join-table
+    /// rows deleted, the records whose to-many relationship loses members raised); then one
+    /// `DELETE`. Nil otherwise (the context follows the delete rules record by record).
     ///
-    /// - Throws: ``PersistenceError/Code/operationFailed`` when SQLite fails.
-    func batchDelete(entity: EntityDescription, includesSubentities: Bool, predicate: KeyValuePredicate?) throws -> [ManagedObjectID]? {
+    /// - Throws: ``PersistenceError/Code/saveFailed`` for a related record at the largest
+    ///   version; ``PersistenceError/Code/operationFailed`` when SQLite fails.
+    func batchDelete(
+        entity: EntityDescription, includesSubentities: Bool, predicate: KeyValuePredicate?
+    ) throws -> (deleted: [ManagedObjectID], updated: [ManagedObjectID])? {
         var kinds = [entity]
         var next = 0
         while includesSubentities && next < kinds.count {
             kinds += kinds[next].subentities
             next += 1
         }
-        guard kinds.allSatisfy({ $0.relationships.allSatisfy(\.isTransient) }) else { return nil }
         guard let plan = plan(StoreFetchRequest(entity: entity, includesSubentities: includesSubentities, predicate: predicate)) else {
-            return []
+            return ([], [])
         }
         guard plan.appliedPredicate else { return nil }
         let table = plan.mapping.table
+        let doomed = "SELECT \"pk\" FROM temp.\"Z_BATCH_DELETED\""
+        /// Rows of other records a relationship's rule changes: their table, which rows, and
+        /// the columns set to NULL (besides the version raised).
+        var touches: [(table: String, condition: String, cleared: [String])] = []
+        var joinRows: [String] = []
+        var seen = Set<ObjectIdentifier>()
+        for kind in kinds {
+            guard let mapping = schema.entities[kind.name] else { return nil }
+            for relationship in kind.relationships where !relationship.isTransient && seen.insert(ObjectIdentifier(relationship)).inserted {
+                guard relationship.deleteRule != .cascade && relationship.deleteRule != .deny else { return nil }
+                guard relationship.index < mapping.storage.count else { return nil }
+                let nullifies = relationship.deleteRule == .nullify && relationship.inverseRelationship != nil
+                var inverseStorage: SQLiteSchema.Storage = .none
+                var destinationTable = ""
+                if let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity,
+                   let destinationMapping = schema.entities[destination.name], inverse.index < destinationMapping.storage.count {
+                    inverseStorage = destinationMapping.storage[inverse.index]
+                    destinationTable = destinationMapping.table
+                }
+                switch mapping.storage[relationship.index] {
+                case .toOne(let column, _, _):
+                    guard nullifies else { continue }
+                    let targets = "\"Z_PK\" IN (SELECT \(column) FROM \(table) WHERE \"Z_PK\" IN (\(doomed)))"
+                    switch inverseStorage {
+                    case .toManyByInverse:
+                        touches.append((destinationTable, targets, []))
+                    case .toOne(let back, let backEntity, _):
+                        touches.append((destinationTable, targets, [back] + (backEntity.map { [$0] } ?? [])))
+                    default:
+                        return nil
+                    }
+                case .toManyByInverse(let other, let foreignKey, let order):
+                    guard nullifies else { continue }
+                    guard case .toOne(_, let entityColumn, _) = inverseStorage else { return nil }
+                    touches.append((other, "\(foreignKey) IN (\(doomed))", [foreignKey] + [order, entityColumn].compactMap { $0 }))
+                case .toManyByJoin(let join, let own, let other, _, let otherTable):
+                    if nullifies {
+                        touches.append((otherTable, "\"Z_PK\" IN (SELECT \(other) FROM \(join) WHERE \(own) IN (\(doomed)))", []))
+                    }
+                    joinRows.append("DELETE FROM \(join) WHERE \(own) IN (\(doomed))")
+                case .attribute, .none:
+                    continue
+                }
+            }
+        }
         let condition = plan.condition.isEmpty ? "" : " WHERE " + plan.condition
         return try withPlan(plan) { state in
             let connection = state.connection
             return try connection.transaction {
-                let ids = try matchingIDs(connection, table: table, condition: condition, bindings: plan.bindings)
-                try connection.prepare("DELETE FROM \(table)" + condition).execute(plan.bindings)
-                return ids
+                if touches.isEmpty && joinRows.isEmpty {
+                    // Nothing else changes: the rows' keys, then one DELETE.
+                    let deleted = try matchingIDs(connection, table: table, condition: condition, bindings: plan.bindings)
+                    try connection.prepare("DELETE FROM \(table)" + condition).execute(plan.bindings)
+                    return (deleted, [])
+                }
+                // The rows to delete, fixed before anything changes what the predicate reads.
+                try connection.execute("CREATE TEMP TABLE IF NOT EXISTS \"Z_BATCH_DELETED\" (\"pk\" INTEGER PRIMARY KEY)")
+                try connection.execute("DELETE FROM temp.\"Z_BATCH_DELETED\"")
+                try connection.prepare("INSERT INTO temp.\"Z_BATCH_DELETED\" SELECT \"Z_PK\" FROM \(table)" + condition).execute(plan.bindings)
+                let deleted = try matchingIDs(connection, table: table, condition: " WHERE \"Z_PK\" IN (\(doomed))", bindings: [])
+                var updated: [ManagedObjectID] = []
+                for touch in touches {
+                    updated += try matchingIDs(connection, table: touch.table, condition: " WHERE " + touch.condition, bindings: [])
+                    let sets = touch.cleared.map { "\($0) = NULL" } + ["\"Z_OPT\" = \"Z_OPT\" + 1"]
+                    try connection.execute("UPDATE \(touch.table) SET " + sets.joined(separator: ", ") + " WHERE " + touch.condition)
+                }
+                for sql in joinRows { try connection.execute(sql) }
+                try connection.execute("DELETE FROM \(table) WHERE \"Z_PK\" IN (\(doomed))")
+                try connection.execute("DELETE FROM temp.\"Z_BATCH_DELETED\"")
+                let gone = Set(deleted)
+                var kept = Set<ManagedObjectID>()
+                return (deleted, updated.filter { !gone.contains($0) && kept.insert($0).inserted })
             }
         }
     }
