@@ -69,7 +69,7 @@ enum BatchRequestBenchmarks {
         }
         row("batch update of 100,000 readings (`value >= 0`, one UPDATE; raw: the same UPDATE)", update, rawUpdate)
         row("batch delete of 100,000 readings (no relationships: one DELETE; raw: the same DELETE)", delete, rawDelete)
-        row("batch delete of 100,000 employees of 10 departments (nullify, through records; raw: DELETE + version UPDATE)", related, rawRelated)
+        row("batch delete of 100,000 employees of 10 departments (nullify: the departments' versions raised; raw: the same UPDATE + DELETE)", related, rawRelated)
         print()
     }
 
