@@ -158,7 +158,7 @@ extension ManagedObjectContext {
         for property in constraint.properties {
             let value = object.attributeValue(property, overrides: overrides)
             if property is RelationshipDescription {
-                guard let related = asModelObject(value as Any) as? ManagedObject else { return nil }
+                guard let value, let related = asModelObject(value) as? ManagedObject else { return nil }
                 key.append(.toOne(related.objectID))
             } else {
                 let stored = try storeValue(value, for: property, of: object, ids: { $0.objectID })

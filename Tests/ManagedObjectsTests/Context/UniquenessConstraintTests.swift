@@ -25,6 +25,10 @@ import Testing
                 Property("number", .integer64, defaultValue: 0)
                 Property("customer", to: "Customer", inverse: "orders")
             }
+            Entity("Line", uniquenessConstraints: [["order", "position"]]) {
+                Property("position", .integer16, defaultValue: 0)
+                Property("order", to: "Order")
+            }
         }
     }
 
@@ -219,5 +223,48 @@ import Testing
         let error = #expect(throws: PersistenceError.self) { try store.apply(changes) }
         #expect(error?.code == .constraintConflict)
         #expect(try stack.saved().count == 1)
+    }
+
+    @Test(arguments: storeTypes)
+    func overwriteTakesEveryNewValueAndRollbackNone(type: PersistentStoreType) throws {
+        let stack = try Stack(type)
+        let saved = try stack.customer("o@x", first: "Ann", last: "Lee", note: "saved")
+        try stack.context.save()
+        stack.context.mergePolicy = .overwrite
+        try stack.customer("o@x", first: "Anna")
+        try stack.context.save()
+        #expect(try saved.value(forKey: "firstName") as? String == "Anna")
+        #expect(try saved.value(forKey: "lastName") == nil, "overwrite takes the new object's nil too")
+        stack.context.mergePolicy = .rollback
+        let ignored = try stack.customer("o@x", first: "Zed", note: "ignored")
+        try stack.context.save()
+        #expect(ignored.managedObjectContext == nil)
+        #expect(try saved.value(forKey: "firstName") as? String == "Anna")
+        #expect(try saved.value(forKey: "note") == nil, "rollback kept what overwrite wrote")
+        #expect(try stack.saved().count == 1)
+    }
+
+    @Test(arguments: storeTypes)
+    func aToOneRelationshipCanBeConstrained(type: PersistentStoreType) throws {
+        let stack = try Stack(type)
+        let order = try stack.context.insertNewObject(forEntityName: "Order")
+        func line(_ position: Int, of order: ManagedObject) throws -> ManagedObject {
+            let line = try stack.context.insertNewObject(forEntityName: "Line")
+            try line.setValue(position, forKey: "position")
+            try line.setValue(order, forKey: "order")
+            return line
+        }
+        _ = try line(1, of: order)
+        let twin = try line(1, of: order)  // both related to an object not saved yet
+        let first = #expect(throws: PersistenceError.self) { try stack.context.save() }
+        #expect(first?.constraintConflicts.first?.constraint == ["order", "position"], "\(String(describing: first))")
+        try twin.setValue(2, forKey: "position")
+        try stack.context.save()
+        _ = try line(2, of: order)
+        let error = #expect(throws: PersistenceError.self) { try stack.context.save() }
+        #expect(error?.constraintConflicts.first?.constraintValues["order"] == .toOne(order.objectID))
+        stack.context.rollback()
+        _ = try line(2, of: try stack.context.insertNewObject(forEntityName: "Order"))
+        try stack.context.save()  // the same position in another order
     }
 }
