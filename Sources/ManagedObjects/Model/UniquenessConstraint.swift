@@ -41,11 +41,6 @@ struct UniquenessConstraint {
     /// `Employee (email, company)`.
     var label: String { "\(entity.name) (\(names.joined(separator: ", ")))" }
 
-    /// `email = "a@example.com", company = <ID>`.
-    func describe(_ key: [StoreValue]) -> String {
-        zip(names, key).map { "\($0) = \($1)" }.joined(separator: ", ")
-    }
-
     /// Checks the constraints an entity declares: each names at least one property, and only
     /// attributes and to-one relationships that are stored.
     ///

@@ -122,4 +122,22 @@ import Testing
         #expect(error?.code == .constraintConflict)
         #expect(try stack.stored("Log", "code").count == 10)
     }
+
+    @Test(arguments: [PersistentStoreType.inMemory, .binary])
+    func recordByRecordRefusesToRaiseTheLargestVersion(type: PersistentStoreType) throws {
+        let stack = try BatchModel.Stack(type)
+        let logs = try stack.logs()
+        let store = try #require(stack.coordinator.persistentStores.first)
+        var record = try #require(try store.record(for: logs[2].objectID))
+        var changes = SaveChanges()
+        changes.expectedVersions[record.objectID] = record.version
+        record.version = .max
+        changes.updated = [record]
+        try store.apply(changes)
+        let error = #expect(throws: PersistenceError.self) {
+            try stack.context.execute(BatchUpdateRequest(entityName: "Log", propertiesToUpdate: ["message": "x"]))
+        }
+        #expect(error?.code == .saveFailed)
+        #expect(try stack.stored("Log", "message") == (0..<10).map { "m\($0)" }, "nothing was written")
+    }
 }
