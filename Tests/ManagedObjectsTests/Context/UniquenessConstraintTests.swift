@@ -267,4 +267,15 @@ import Testing
         _ = try line(2, of: try stack.context.insertNewObject(forEntityName: "Order"))
         try stack.context.save()  // the same position in another order
     }
+
+    @Test(arguments: storeTypes)
+    func aValueFreedByAnUpdateCanBeTakenInTheSameSave(type: PersistentStoreType) throws {
+        let stack = try Stack(type)
+        let old = try stack.customer("x@x")
+        try stack.context.save()
+        try old.setValue("y@x", forKey: "email")
+        try stack.customer("x@x")
+        try stack.context.save()
+        #expect(try stack.saved().map { try $0.value(forKey: "email") as? String } == ["x@x", "y@x"])
+    }
 }
