@@ -72,6 +72,15 @@ struct UniquenessConstraint {
         }
     }
 
+    /// Whether a write touches records of an entity with uniqueness constraints.
+    static func applies(to changes: SaveChanges) -> Bool {
+        var seen = Set<ObjectIdentifier>()
+        for record in changes.inserted + changes.updated where seen.insert(ObjectIdentifier(record.objectID.entity)).inserted {
+            if !record.objectID.entity.allUniquenessConstraints.isEmpty { return true }
+        }
+        return false
+    }
+
     /// Finds, among `records` (every record of the store, by ID), the records that share
     /// constrained values with one of `touched` (the records a write inserts or updates): what
     /// a store without unique indexes checks before it writes.
