@@ -76,7 +76,7 @@ import Testing
         try insert(["a@x", "a@x"], into: context)
     }
 
-    @Test func theUniqueIndexCatchesAnotherCoordinatorsDuplicate() throws {
+    @Test func anotherCoordinatorsSavedValueIsADuplicate() throws {
         let directory = try TemporaryDirectory()
         let constrained = try model([["email"]])
         let first = try open(constrained, directory)
@@ -86,8 +86,7 @@ import Testing
         let theirs = try second.insertNewObject(forEntityName: "Customer")
         try theirs.setValue("race@x", forKey: "email")
         try first.save()
-        // The second coordinator's check and the file agree: the index refuses the row even
-        // when a check could not see it (another process writing in between).
+        // The second coordinator's check reads the file, where the first one's row is.
         let error = #expect(throws: PersistenceError.self) { try second.save() }
         #expect(error?.code == .constraintConflict)
         #expect(second.insertedObjects.contains(theirs))
