@@ -59,4 +59,48 @@ import Testing
         #expect(error?.entityName == "Customer")
         #expect(error?.message.contains(reason) == true, "\(error?.message ?? "")")
     }
+
+    @Test func aConstraintElementWithoutValueIsAMalformedModelFile() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = directory.url.appendingPathComponent("Broken.xcdatamodel")
+        try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Customer" representedClassName="Customer" syncable="YES">
+                    <attribute name="email" optional="YES" attributeType="String"/>
+                    <uniquenessConstraints>
+                        <uniquenessConstraint>
+                            <constraint/>
+                        </uniquenessConstraint>
+                    </uniquenessConstraints>
+                </entity>
+            </model>
+            """
+        try Data(xml.utf8).write(to: bundle.appendingPathComponent("contents"))
+        let error = #expect(throws: ModelError.self) { _ = try ManagedObjectModel(contentsOf: bundle) }
+        #expect(error?.code == .malformedModelFile)
+        #expect(error?.line == 7)
+    }
+
+    @Test func aConstraintNamingAnUnknownPropertyInAFileIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = directory.url.appendingPathComponent("Unknown.xcdatamodel")
+        try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Customer" representedClassName="Customer" syncable="YES">
+                    <attribute name="email" optional="YES" attributeType="String"/>
+                    <uniquenessConstraints>
+                        <uniquenessConstraint><constraint value="mail"/></uniquenessConstraint>
+                    </uniquenessConstraints>
+                </entity>
+            </model>
+            """
+        try Data(xml.utf8).write(to: bundle.appendingPathComponent("contents"))
+        let error = #expect(throws: ModelError.self) { _ = try ManagedObjectModel(contentsOf: bundle) }
+        #expect(error?.code == .invalidConstraint)
+        #expect(error?.propertyName == "mail")
+    }
 }
