@@ -36,8 +36,8 @@ extension SQLiteStore: BatchRequestExecuting {
         return try withPlan(plan) { state in
             let connection = state.connection
             return try connection.transaction {
-                let ids = try matchingIDs(connection, table: table, condition: condition, bindings: plan.bindings)
-                try connection.prepare(update).execute(bindings + plan.bindings)
+                let ids = try matchingIDs(connection, table: table, condition: condition, bindings: plan.sqliteBindings)
+                try connection.prepare(update).execute(bindings + plan.sqliteBindings)
                 return ids
             }
         }
@@ -78,7 +78,7 @@ extension SQLiteStore: BatchRequestExecuting {
                 guard relationship.deleteRule != .cascade && relationship.deleteRule != .deny else { return nil }
                 guard relationship.index < mapping.storage.count else { return nil }
                 let nullifies = relationship.deleteRule == .nullify && relationship.inverseRelationship != nil
-                var inverseStorage: SQLiteSchema.Storage = .none
+                var inverseStorage: SQLSchema.Storage = .none
                 var destinationTable = ""
                 if let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity,
                    let destinationMapping = schema.entities[destination.name], inverse.index < destinationMapping.storage.count {
@@ -117,14 +117,14 @@ extension SQLiteStore: BatchRequestExecuting {
             return try connection.transaction {
                 if touches.isEmpty && joinRows.isEmpty {
                     // Nothing else changes: the rows' keys, then one DELETE.
-                    let deleted = try matchingIDs(connection, table: table, condition: condition, bindings: plan.bindings)
-                    try connection.prepare("DELETE FROM \(table)" + condition).execute(plan.bindings)
+                    let deleted = try matchingIDs(connection, table: table, condition: condition, bindings: plan.sqliteBindings)
+                    try connection.prepare("DELETE FROM \(table)" + condition).execute(plan.sqliteBindings)
                     return (deleted, [])
                 }
                 // The rows to delete, fixed before anything changes what the predicate reads.
                 try connection.execute("CREATE TEMP TABLE IF NOT EXISTS \"Z_BATCH_DELETED\" (\"pk\" INTEGER PRIMARY KEY)")
                 try connection.execute("DELETE FROM temp.\"Z_BATCH_DELETED\"")
-                try connection.prepare("INSERT INTO temp.\"Z_BATCH_DELETED\" SELECT \"Z_PK\" FROM \(table)" + condition).execute(plan.bindings)
+                try connection.prepare("INSERT INTO temp.\"Z_BATCH_DELETED\" SELECT \"Z_PK\" FROM \(table)" + condition).execute(plan.sqliteBindings)
                 let deleted = try matchingIDs(connection, table: table, condition: " WHERE \"Z_PK\" IN (\(doomed))", bindings: [])
                 var updated: [ManagedObjectID] = []
                 for touch in touches {

@@ -18,7 +18,7 @@ extension SQLiteStore {
     }
 
     /// The unique indexes the model's uniqueness constraints need.
-    static func uniqueIndexes(schema: SQLiteSchema, model: ManagedObjectModel) -> [UniqueIndex] {
+    static func uniqueIndexes(schema: SQLSchema, model: ManagedObjectModel) -> [UniqueIndex] {
         var indexes: [UniqueIndex] = []
         for entity in model.entities {
             guard let mapping = schema.entities[entity.name] else { continue }
@@ -49,7 +49,7 @@ extension SQLiteStore {
     ///   values when records already in the file share the values of a new constraint (the
     ///   caller's transaction then leaves the file as it was).
     static func synchronizeUniqueIndexes(
-        _ connection: SQLiteConnection, schema: SQLiteSchema, model: ManagedObjectModel, path: String
+        _ connection: SQLiteConnection, schema: SQLSchema, model: ManagedObjectModel, path: String
     ) throws {
         var existing: Set<String> = []
         try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND substr(name, 1, ?) = ?")
