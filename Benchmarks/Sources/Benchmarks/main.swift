@@ -79,4 +79,7 @@ if !profiling && (filters.isEmpty || filters.contains { "sqlite".localizedCaseIn
 if !profiling && (filters.isEmpty || filters.contains { "fetched".localizedCaseInsensitiveContains($0) }) {
     FetchedResultsBenchmarks.report()
 }
+if !profiling && (filters.isEmpty || filters.contains { "batch requests".localizedCaseInsensitiveContains($0) }) {
+    BatchRequestBenchmarks.report()
+}
 print(String(format: "Total time: %.1f s", Double(now() - started) / 1e9))

@@ -179,7 +179,7 @@ extension ManagedObjectContext {
 
     /// An attribute value of a batch converted to the attribute's type without loss, and as the
     /// store keeps it.
-    private func batchValue(_ value: Any, of attribute: AttributeDescription, label: () -> String) throws -> (Any, StoreValue) {
+    func batchValue(_ value: Any, of attribute: AttributeDescription, label: () -> String) throws -> (Any, StoreValue) {
         func mismatch() -> KeyValueCodingError {
             KeyValueCodingError(
                 .typeMismatch, key: attribute.name, className: attribute.entity?.name ?? "",

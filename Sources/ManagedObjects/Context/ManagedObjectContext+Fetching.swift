@@ -122,7 +122,7 @@ extension ManagedObjectContext {
     /// A predicate as stores get it: saved objects registered with this context become
     /// ``StoreObjectReference``s, which a store can compare with its records' keys; every other
     /// constant stays as it is.
-    private func storePredicate(_ predicate: KeyValuePredicate) -> KeyValuePredicate {
+    func storePredicate(_ predicate: KeyValuePredicate) -> KeyValuePredicate {
         switch predicate {
         case .truePredicate, .falsePredicate: return predicate
         case .and(let parts): return .and(parts.map(storePredicate))

@@ -16,8 +16,10 @@ extension ManagedObjectContext {
     /// objects leave the context, and ``didSaveNotification`` is posted.
     ///
     /// - Throws: `ValidationError` (one failure, or `ValidationError/Code/multipleErrors`
-    ///   with every failure); ``PersistenceError/Code/mergeConflict`` under the error merge
-    ///   policy; ``PersistenceError/Code/noPersistentStore``; what the store throws;
+    ///   with every failure); ``PersistenceError/Code/mergeConflict`` and
+    ///   ``PersistenceError/Code/constraintConflict`` under the error merge policy (other
+    ///   policies merge objects sharing a uniqueness constraint's values into one);
+    ///   ``PersistenceError/Code/noPersistentStore``; what the store throws;
     ///   ``PersistenceError/Code/operationFailed`` when a relationship's IDs could not be read
     ///   while the context edited around it (the edits that needed them were not made);
     ///   ``PersistenceError/Code/objectNotFound`` when an object was newly related to one whose
@@ -46,9 +48,13 @@ extension ManagedObjectContext {
         try throwRelationshipReadFailure()
         let outcome: SaveOutcome
         if let parentStore = chain.parentStore {
+            // Uniqueness is settled where records reach the store: when the root context saves.
             outcome = try pushChanges(into: parentStore)
         } else {
-            outcome = try persistentStoreCoordinator.performSave { try writeChanges() }
+            outcome = try persistentStoreCoordinator.performSave {
+                try resolveUniquenessConflicts()
+                return try writeChanges()
+            }
         }
         finishSave(outcome)
     }

@@ -36,6 +36,10 @@ public struct PersistenceError: Error, CustomStringConvertible, Sendable {
         /// A save found records changed by someone else since this context read them, and the
         /// merge policy is ``MergePolicy/error`` (`NSManagedObjectMergeError`, 133020).
         public static let mergeConflict = Code(rawValue: 133_020)
+        /// A save would give two objects the same values of a uniqueness constraint, and the
+        /// merge policy is ``MergePolicy/error`` (`NSManagedObjectConstraintMergeError`,
+        /// 133021): ``PersistenceError/constraintConflicts`` lists them.
+        public static let constraintConflict = Code(rawValue: 133_021)
         /// The coordinator has no store for the objects being saved or fetched
         /// (`NSPersistentStoreSaveError`'s neighbour, 134060).
         public static let noPersistentStore = Code(rawValue: 134_060)
@@ -100,6 +104,10 @@ public struct PersistenceError: Error, CustomStringConvertible, Sendable {
     public var key: String?
     /// The records in conflict, for ``Code/mergeConflict``.
     public var conflicts: [Conflict]
+    /// The uniqueness conflicts, for ``Code/constraintConflict``.
+    ///
+    /// Corresponds to the `NSConstraintConflict`s under `"conflictList"`.
+    public var constraintConflicts: [ConstraintConflict] = []
     /// The SQL statement that failed, for SQLite stores.
     public var sql: String?
     /// The store file concerned, when the failure is the file's.
@@ -154,6 +162,7 @@ extension PersistenceError: CustomNSError, LocalizedError {
     public var errorUserInfo: [String: Any] {
         var info: [String: Any] = [NSLocalizedDescriptionKey: message, Self.detailCodeKey: code.rawValue]
         if !conflicts.isEmpty { info["conflictList"] = conflicts.map(\.description) }
+        if !constraintConflicts.isEmpty { info["conflictList"] = constraintConflicts.map(\.description) }
         if let fileURL {
             info[NSFilePathErrorKey] = fileURL.path
             info[NSURLErrorKey] = fileURL

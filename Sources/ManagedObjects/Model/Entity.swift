@@ -32,6 +32,7 @@ public struct Entity: Sendable {
     var renamingIdentifier: String?
     var versionHashModifier: String?
     var userInfo: [String: String]
+    var uniquenessConstraints: [[String]]
     var properties: [Property]
 
     /// Describes an entity whose properties are listed by a builder.
@@ -45,6 +46,8 @@ public struct Entity: Sendable {
     ///   - renamingIdentifier: The entity's name in the previous model version, for migration.
     ///   - versionHashModifier: A string that changes the version hash without a schema change.
     ///   - userInfo: Your own information about the entity.
+    ///   - uniquenessConstraints: Sets of property names whose values together no two objects of
+    ///     the entity (and its subentities) may share: `[["email"], ["firstName", "lastName"]]`.
     ///   - properties: The entity's own properties (inherited ones are not repeated).
     ///
     /// Corresponds to creating an `NSEntityDescription`; differences: named arguments instead of
@@ -52,12 +55,13 @@ public struct Entity: Sendable {
     public init(
         _ name: String, class: ManagedObject.Type? = nil, className: String? = nil, parent: String? = nil,
         abstract: Bool = false, renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
-        userInfo: [String: String] = [:], @PropertyBuilder properties: () -> [Property] = { [] }
+        userInfo: [String: String] = [:], uniquenessConstraints: [[String]] = [],
+        @PropertyBuilder properties: () -> [Property] = { [] }
     ) {
         self.init(
             name, class: `class`, className: className, parent: parent, abstract: abstract,
             renamingIdentifier: renamingIdentifier, versionHashModifier: versionHashModifier,
-            userInfo: userInfo, properties: properties())
+            userInfo: userInfo, uniquenessConstraints: uniquenessConstraints, properties: properties())
     }
 
     /// Describes an entity whose properties are given as an array.
@@ -70,7 +74,7 @@ public struct Entity: Sendable {
     public init(
         _ name: String, class: ManagedObject.Type? = nil, className: String? = nil, parent: String? = nil,
         abstract: Bool = false, renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
-        userInfo: [String: String] = [:], properties: [Property]
+        userInfo: [String: String] = [:], uniquenessConstraints: [[String]] = [], properties: [Property]
     ) {
         self.name = name
         self.managedObjectClass = `class`
@@ -80,6 +84,7 @@ public struct Entity: Sendable {
         self.renamingIdentifier = renamingIdentifier
         self.versionHashModifier = versionHashModifier
         self.userInfo = userInfo
+        self.uniquenessConstraints = uniquenessConstraints
         self.properties = properties
     }
 }

@@ -19,7 +19,7 @@ import Foundation
 ///
 /// Corresponds to Core Data's `NSEntityDescription`; differences: immutable and made only by a
 /// model; ``managedObjectClass`` is resolved when the model is made (``ManagedObject`` when no
-/// class is named or found); no fetched properties, compound indexes or uniqueness constraints.
+/// class is named or found); no fetched properties or compound indexes.
 public final class EntityDescription: @unchecked Sendable, CustomStringConvertible {
     // SAFETY: `managedObjectModel` is the only mutable state. It is written once, at the end of
     // `ManagedObjectModel.init`, before the model or any of its entities can be reached from
@@ -96,6 +96,14 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// Corresponds to Core Data's `NSEntityDescription.userInfo`; differences: string values only,
     /// as Xcode writes them.
     public let userInfo: [String: String]
+    /// The entity's own uniqueness constraints: each a list of property names (attributes or
+    /// to-one relationships) whose values together no two objects of the entity and its
+    /// subentities may share. Subentities inherit them; they are
+    /// not part of the version hash.
+    ///
+    /// Corresponds to Core Data's `NSEntityDescription.uniquenessConstraints`; differences:
+    /// names only, as Xcode writes them.
+    public let uniquenessConstraints: [[String]]
     /// A 32-byte SHA-256 digest of what affects how the entity's objects are stored: its name,
     /// whether it is abstract, its superentity's version hash, its properties' version hashes and
     /// its ``versionHashModifier``.
@@ -165,6 +173,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         renamingIdentifier = spec.renamingIdentifier
         versionHashModifier = spec.versionHashModifier
         userInfo = spec.userInfo
+        uniquenessConstraints = spec.uniquenessConstraints
 
         var encoder = VersionHashEncoder(kind: "entity")
         encoder.append(string: spec.name)

@@ -46,6 +46,7 @@ struct ModelAssembler {
                 property.entity = entity
                 property.lifetime = lifetime
             }
+            try UniquenessConstraint.check(entity)
             built[spec.name] = entity
         }
         let entities = specs.compactMap { built[$0.name] }

@@ -7,9 +7,9 @@ import FoundationXML
 /// Reads the `contents` XML file of an Xcode model (`.xcdatamodel`) into ``Entity`` values.
 ///
 /// The XML is what Xcode 4 and later write: a `<model>` root holding `<entity>` elements (with
-/// `<attribute>`, `<relationship>` and `<userInfo>` children), `<fetchRequest>` templates and
-/// `<configuration>`s. Elements that do not affect the model (`<elements>` layout, fetched
-/// properties, indexes, uniqueness constraints) are skipped. Anything else wrong ends the parse
+/// `<attribute>`, `<relationship>`, `<userInfo>` and `<uniquenessConstraints>` children),
+/// `<fetchRequest>` templates and `<configuration>`s. Elements that do not affect the model
+/// (`<elements>` layout, fetched properties, indexes) are skipped. Anything else wrong ends the parse
 /// with a ``ModelError`` carrying the file and line.
 final class ModelFileParser: NSObject, XMLParserDelegate {
     private let url: URL
@@ -82,6 +82,13 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
                 break
             case ("userInfo", "entry"):
                 try addUserInfoEntry(attributes, parser)
+            case ("entity", "uniquenessConstraints"):
+                break
+            case ("uniquenessConstraints", "uniquenessConstraint"):
+                entity?.uniquenessConstraints.append([])
+            case ("uniquenessConstraint", "constraint"):
+                let name = try required("value", of: elementName, in: attributes, parser)
+                if let last = entity?.uniquenessConstraints.indices.last { entity?.uniquenessConstraints[last].append(name) }
             case ("model", "fetchRequest"):
                 let name = try required("name", of: elementName, in: attributes, parser)
                 fetchRequestTemplates[name] = try makeFetchRequestTemplate(named: name, attributes, parser)
@@ -93,8 +100,8 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
                 let name = try required("name", of: elementName, in: attributes, parser)
                 if let configuration { configurations[configuration, default: []].append(name) }
             default:
-                // Layout (`elements`), fetched properties, indexes, uniqueness constraints and
-                // anything newer: not part of what this library models.
+                // Layout (`elements`), fetched properties, indexes and anything newer: not
+                // part of what this library models.
                 skippedDepth = 1
             }
         } catch let error as ModelError {

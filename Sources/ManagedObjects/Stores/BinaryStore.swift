@@ -221,13 +221,17 @@ public final class BinaryStore: PersistentStore {
     /// Applies the save and writes the whole file atomically; when the write fails, the store
     /// keeps its previous records.
     ///
-    /// - Throws: ``PersistenceError/Code/saveFailed``.
+    /// - Throws: ``PersistenceError/Code/saveFailed``; ``PersistenceError/Code/constraintConflict``
+    ///   when inserted or updated records would share the values of a uniqueness constraint
+    ///   with others.
     public func apply(_ changes: SaveChanges) throws {
         try state.withLock { state in
             var next = state
+            for id in changes.deleted { next.records[id] = nil }
             for record in changes.inserted { next.records[record.objectID] = record }
             for record in changes.updated { next.records[record.objectID] = record.keepingOmittedRelationships(of: next.records[record.objectID]) }
-            for id in changes.deleted { next.records[id] = nil }
+            let conflicts = UniquenessConstraint.conflicts(in: next.records, touched: changes.inserted + changes.updated)
+            if !conflicts.isEmpty { throw PersistenceError.constraintConflicts(conflicts, by: "in the binary store") }
             try write(next)
             state = next
         }

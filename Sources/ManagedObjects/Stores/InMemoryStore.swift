@@ -58,11 +58,28 @@ public final class InMemoryStore: PersistentStore {
     }
 
     /// Writes the save; cannot fail halfway.
+    ///
+    /// - Throws: ``PersistenceError/Code/constraintConflict`` when inserted or updated records
+    ///   would share the values of a uniqueness constraint with others (nothing is written).
     public func apply(_ changes: SaveChanges) throws {
-        state.withLock { state in
-            for record in changes.inserted { state.records[record.objectID] = record }
-            for record in changes.updated { state.records[record.objectID] = record.keepingOmittedRelationships(of: state.records[record.objectID]) }
-            for id in changes.deleted { state.records[id] = nil }
+        try state.withLock { state in
+            // Written in place (no copy of every record per save); the records replaced are kept
+            // to put back when a uniqueness constraint refuses the write.
+            let checks = UniquenessConstraint.applies(to: changes)
+            var replaced: [(ManagedObjectID, StoreRecord?)] = []
+            func put(_ record: StoreRecord?, for id: ManagedObjectID) {
+                if checks { replaced.append((id, state.records[id])) }
+                state.records[id] = record
+            }
+            for id in changes.deleted { put(nil, for: id) }
+            for record in changes.inserted { put(record, for: record.objectID) }
+            for record in changes.updated { put(record.keepingOmittedRelationships(of: state.records[record.objectID]), for: record.objectID) }
+            guard checks else { return }
+            let conflicts = UniquenessConstraint.conflicts(in: state.records, touched: changes.inserted + changes.updated)
+            guard conflicts.isEmpty else {
+                for (id, old) in replaced.reversed() { state.records[id] = old }
+                throw PersistenceError.constraintConflicts(conflicts, by: "in the in-memory store")
+            }
         }
     }
 }

@@ -28,6 +28,8 @@ struct SQLiteError: Error, CustomStringConvertible {
     /// otherwise, with the file, the SQL and the result code attached.
     func persistenceError(_ code: PersistenceError.Code, file: URL? = nil) -> PersistenceError {
         let prefix = isInvalidFile ? (file.map { "\($0.path) is not a valid SQLite store: " } ?? "") : ""
+        // A unique index of a uniqueness constraint refused a row: Core Data's constraint conflict.
+        let code = resultCode == SQLITE_CONSTRAINT | (8 << 8) ? .constraintConflict : code  // SQLITE_CONSTRAINT_UNIQUE
         return PersistenceError(
             isInvalidFile ? .invalidStore : code, message: prefix + "SQLite error \(resultCode): \(message)", sql: sql,
             fileURL: file, isCorruptFile: isInvalidFile, sqliteResultCode: Int(resultCode))

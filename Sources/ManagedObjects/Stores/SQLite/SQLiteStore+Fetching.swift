@@ -126,14 +126,14 @@ extension SQLiteStore {
 
     /// A request in SQL (see ``SQLFetchPlan``); nil when the store has no table for the entity
     /// (no records).
-    private func plan(_ request: StoreFetchRequest) -> SQLFetchPlan? {
+    func plan(_ request: StoreFetchRequest) -> SQLFetchPlan? {
         SQLFetchPlan(request, schema: schema, storeIdentifier: identifier)
     }
 
     /// Runs `body` with the connection, the plan's comparisons in the slots `mo_compare` reads.
     /// When `mo_compare` stops a statement at a row whose value is not text, the error is the
     /// one reading that row gives (naming its entity, attribute and record).
-    private func withPlan<Result>(_ plan: SQLFetchPlan, _ body: (inout State) throws -> Result) throws -> Result {
+    func withPlan<Result>(_ plan: SQLFetchPlan, _ body: (inout State) throws -> Result) throws -> Result {
         try withConnection(.operationFailed) { state in
             state.comparisonFunction.comparisons = plan.evaluatedComparisons
             state.comparisonFunction.refused = nil

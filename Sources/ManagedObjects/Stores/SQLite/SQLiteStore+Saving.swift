@@ -2,8 +2,8 @@ import Foundation
 
 extension SQLiteStore {
     /// Writes a save in one transaction (`BEGIN IMMEDIATE` … `COMMIT`): the primary-key
-    /// counters for the keys `saveKeys(for:count:)` handed out, deleted rows, inserted rows,
-    /// updated rows, then join-table rows and positions of ordered relationships.
+    /// counters for the keys `saveKeys(for:count:)` handed out, deleted rows, updated rows,
+    /// inserted rows, then join-table rows and positions of ordered relationships.
     ///
     /// Before writing, it checks inside the transaction that every updated or deleted record
     /// still has the version the last ``versions(of:)`` reported (or, without one, the version
@@ -38,8 +38,10 @@ extension SQLiteStore {
 
     private func writeRows(_ changes: SaveChanges, _ connection: SQLiteConnection) throws {
         for id in changes.deleted { try delete(id, connection) }
-        try write(changes.inserted, inserting: true, connection)
+        // Updated rows before new ones: a value of a uniqueness constraint that an update
+        // frees may be taken by an insert of the same save.
         try write(changes.updated, inserting: false, connection)
+        try write(changes.inserted, inserting: true, connection)
         for record in changes.inserted { try writeRelationships(of: record, isNew: true, connection) }
         for record in changes.updated { try writeRelationships(of: record, isNew: false, connection) }
     }

@@ -77,9 +77,14 @@ extension SQLiteStore {
                         message: "\(path) is a SQLite database that this library did not write (it has tables "
                             + tables.sorted().joined(separator: ", ") + " and no Z_METADATA)")
                 }
-                return try create(connection, schema: schema, model: model)
+                let identifier = try create(connection, schema: schema, model: model)
+                try synchronizeUniqueIndexes(connection, schema: schema, model: model, path: path)
+                return identifier
             }
-            return try check(connection, schema: schema, model: model, path: path, migrate: migrate)
+            let identifier = try check(connection, schema: schema, model: model, path: path, migrate: migrate)
+            // Uniqueness constraints are not part of the version hash: the indexes follow the model.
+            try synchronizeUniqueIndexes(connection, schema: schema, model: model, path: path)
+            return identifier
         }
     }
 
