@@ -17,10 +17,14 @@ public final class InMemoryStore: PersistentStore {
     /// Nil: the store has no file.
     public var url: URL? { nil }
     private let state = Mutex(State())
+    /// The persistent history, when the store records it.
+    let historyLog: PersistentHistoryLog?
 
-    /// Creates an empty store.
-    public init(identifier: String = UUID().uuidString) {
+    /// Creates an empty store; with `tracksPersistentHistory`, one that records every save as
+    /// a transaction of persistent history (see ``PersistentHistoryStore``).
+    public init(identifier: String = UUID().uuidString, tracksPersistentHistory: Bool = false) {
         self.identifier = identifier
+        historyLog = tracksPersistentHistory ? PersistentHistoryLog() : nil
     }
 
     /// Reserves `count` keys; keys are unique in the store across entities.
@@ -57,9 +61,11 @@ public final class InMemoryStore: PersistentStore {
         }
     }
 
-    /// Writes the save; cannot fail halfway.
+    /// Writes the save, and records it in history when the store tracks history; cannot fail
+    /// halfway.
     public func apply(_ changes: SaveChanges) throws {
         state.withLock { state in
+            historyLog?.record(changes, storeIdentifier: identifier) { state.records[$0] }
             for record in changes.inserted { state.records[record.objectID] = record }
             for record in changes.updated { state.records[record.objectID] = record.keepingOmittedRelationships(of: state.records[record.objectID]) }
             for id in changes.deleted { state.records[id] = nil }
