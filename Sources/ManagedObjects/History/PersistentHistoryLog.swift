@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Persistent history kept in memory, for the in-memory store: the transactions recorded by
-/// ``record(_:storeIdentifier:stored:)`` and the requests that read or delete them.
+/// `record(_:storeIdentifier:stored:)` and the requests that read or delete them.
 ///
 /// Corresponds to Core Data's history tables, kept in memory.
 final class PersistentHistoryLog: Sendable {
@@ -44,7 +44,7 @@ final class PersistentHistoryLog: Sendable {
         PersistentHistoryToken(storeIdentifier: storeIdentifier, transactionNumber: state.withLock { $0.lastTransaction })
     }
 
-    /// Runs a request that ``PersistentHistoryStore/check(_:)`` accepted.
+    /// Runs a request that `PersistentHistoryStore/check(_:)` accepted.
     func execute(_ request: PersistentHistoryChangeRequest, store: some PersistentHistoryStore) throws -> PersistentHistoryResult {
         try state.withLock { state in
             switch request.operation {

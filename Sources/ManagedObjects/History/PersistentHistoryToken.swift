@@ -14,10 +14,10 @@ import ModelObjects
 ///
 /// A token names its store (by ``storeIdentifier``) and a transaction number there; numbers
 /// grow with every transaction and are never reused, even after history is deleted. Tokens of
-/// one store compare by their numbers (`<`); a token of one store is less than no token of
-/// another.
+/// one store compare by their numbers (`<`: the later transaction is the greater); tokens of
+/// different stores sort by store identifier.
 ///
-/// A token is a class so that the library's ``KeyedArchiver`` can archive it (as Core Data's
+/// A token is a class so that the library's `KeyedArchiver` can archive it (as Core Data's
 /// `NSSecureCoding` token is archived with `NSKeyedArchiver`); it is immutable and `Sendable`.
 /// Reading an archive that holds one needs the class known to the unarchiver:
 /// ``init(archivedData:)`` registers it for every unarchiver; before reading a token inside
@@ -48,10 +48,10 @@ public final class PersistentHistoryToken: Hashable, Comparable, Sendable, Codab
         lhs.storeIdentifier == rhs.storeIdentifier && lhs.transactionNumber == rhs.transactionNumber
     }
 
-    /// Whether `lhs` marks an earlier transaction than `rhs` of the same store; false for
-    /// tokens of different stores.
+    /// Whether `lhs` marks an earlier transaction than `rhs` of the same store; tokens of
+    /// different stores are ordered by store identifier, so that any tokens sort.
     public static func < (lhs: PersistentHistoryToken, rhs: PersistentHistoryToken) -> Bool {
-        lhs.storeIdentifier == rhs.storeIdentifier && lhs.transactionNumber < rhs.transactionNumber
+        (lhs.storeIdentifier, lhs.transactionNumber) < (rhs.storeIdentifier, rhs.transactionNumber)
     }
 
     /// Hashes the store identifier and the number.
@@ -103,8 +103,8 @@ public final class PersistentHistoryToken: Hashable, Comparable, Sendable, Codab
 
     /// Reads a token from a keyed archive.
     ///
-    /// - Throws: ``ArchiveError/Code/valueNotFound`` without a store identifier,
-    ///   ``ArchiveError/Code/invalidValue`` for a negative number; what the coder throws.
+    /// - Throws: `ArchiveError.Code.valueNotFound` without a store identifier,
+    ///   `ArchiveError.Code.invalidValue` for a negative number; what the coder throws.
     ///
     /// Corresponds to `-[NSPersistentHistoryToken initWithCoder:]`.
     public init(coder: Coder) throws {
@@ -125,7 +125,7 @@ public final class PersistentHistoryToken: Hashable, Comparable, Sendable, Codab
 
     /// The token as a keyed archive (a binary property list), the root object under `root`.
     ///
-    /// - Throws: What ``KeyedArchiver/finishEncoding()`` throws.
+    /// - Throws: What `KeyedArchiver.finishEncoding()` throws.
     ///
     /// Corresponds to `NSKeyedArchiver.archivedData(withRootObject:requiringSecureCoding:)`.
     public func archivedData() throws -> Data {
@@ -137,8 +137,8 @@ public final class PersistentHistoryToken: Hashable, Comparable, Sendable, Codab
 
     /// Reads a token from an archive made by ``archivedData()``, allowing no other class.
     ///
-    /// - Throws: ``ArchiveError`` for data that is not such an archive
-    ///   (``ArchiveError/Code/typeMismatch`` when its root is something else).
+    /// - Throws: `ArchiveError` for data that is not such an archive
+    ///   (`ArchiveError.Code.typeMismatch` when its root is something else).
     ///
     /// Corresponds to `NSKeyedUnarchiver.unarchivedObject(ofClass: NSPersistentHistoryToken.self, from:)`.
     public convenience init(archivedData data: Data) throws {

@@ -12,7 +12,7 @@ import Foundation
 /// ```
 ///
 /// A value: send it to any task. Turn it into the managed objects of a context with
-/// ``ManagedObjectContext/mergeChanges(from:)`` or, as in Core Data,
+/// ``ManagedObjectContext/mergeChanges(from:)-(PersistentHistoryTransaction)`` or, as in Core Data,
 /// ``ManagedObjectContext/mergeChanges(fromContextDidSave:)`` with ``objectIDNotification()``.
 ///
 /// Corresponds to Core Data's `NSPersistentHistoryTransaction`; differences: a value, no

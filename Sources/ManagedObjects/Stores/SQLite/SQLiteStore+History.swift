@@ -41,7 +41,10 @@ extension SQLiteStore: PersistentHistoryStore {
     }
 
     /// Records a save as one transaction, inside the save's own SQLite transaction and before
-    /// its rows are written (a deleted row's tombstone is copied from the row).
+    /// its rows are written (a deleted row's tombstone is copied from the row). Any other write
+    /// of the store (a batch operation run in SQL) records itself the same way: describe it as
+    /// `SaveChanges` (deleted IDs, updated records with `SaveChanges.history`'s property
+    /// names) and call this inside its transaction before deleting rows.
     func recordHistory(_ changes: SaveChanges, _ connection: SQLiteConnection) throws {
         guard tracksPersistentHistory else { return }
         var number: Int64 = 0
