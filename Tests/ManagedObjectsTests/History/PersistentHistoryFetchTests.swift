@@ -115,5 +115,7 @@ import Testing
         try connection.execute("UPDATE \"ACHANGE\" SET \"ZCHANGETYPE\" = 0, \"ZENTITY\" = 'Gone' WHERE \"Z_PK\" = 1")
         // An entity the model no longer has: its changes are left out.
         #expect(try stack.history().map(\.changes.count) == [0, 1])
+        try connection.execute("INSERT INTO \"Z_METADATA\" (\"Z_KEY\", \"Z_VALUE\") VALUES ('historyDeletedThrough', 'many')")
+        expectPersistenceError(.operationFailed) { try stack.history() }
     }
 }

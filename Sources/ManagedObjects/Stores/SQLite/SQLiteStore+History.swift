@@ -116,10 +116,21 @@ extension SQLiteStore: PersistentHistoryStore {
         }
     }
 
+    /// The last transaction number deleted (0: none).
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed`` when `Z_METADATA` holds something else
+    ///   than a number there (tokens could no longer tell whether they expired).
     private func deletedThrough(_ connection: SQLiteConnection) throws -> Int64 {
         var number: Int64 = 0
         try connection.cachedStatement("SELECT \"Z_VALUE\" FROM \"Z_METADATA\" WHERE \"Z_KEY\" = ?")
-            .forEachRow([.text(Self.deletedThroughKey)]) { number = Int64($0.text(at: 0)) ?? 0 }
+            .forEachRow([.text(Self.deletedThroughKey)]) { row in
+                guard let value = Int64(row.text(at: 0)), value >= 0 else {
+                    throw PersistenceError(
+                        .operationFailed,
+                        message: "Z_METADATA's \(Self.deletedThroughKey) is \(Self.describeStoredValue(row.value(at: 0))), not a transaction number")
+                }
+                number = value
+            }
         return number
     }
 
