@@ -119,6 +119,27 @@ import Testing
         #expect(try stack.history().map(\.transactionNumber) == [1, 2])
     }
 
+    @Test func aSaveWhoseKeysWereTakenRecordsOnlyItsRetry() throws {
+        let stack = try HistoryStack(.sqlite)
+        let url = try #require(stack.store.url)
+        let first = try #require(stack.store as? SQLiteStore)
+        let second = try SQLiteStore(url: url, model: stack.model, options: .persistentHistoryTracking)
+        let note = try #require(stack.model.entity(named: "Note"))
+        let key = try #require(try first.saveKeys(for: note, count: 1).first)
+        _ = try second.newPrimaryKeys(for: note, count: 1)  // another writer takes the key
+        var changes = SaveChanges()
+        changes.inserted = [StoreRecord(
+            objectID: ManagedObjectID(entity: note, storeIdentifier: first.identifier, primaryKey: key), version: 1,
+            values: [StoreValue](repeating: .null, count: note.properties.count))]
+        #expect(throws: SaveKeysTaken.self) { try first.apply(changes) }
+        #expect(try stack.history().isEmpty)
+        // Applied again with keys of its own, as the saving context does: one transaction.
+        let fresh = try #require(try first.newPrimaryKeys(for: note, count: 1).first)
+        changes.inserted[0].objectID = ManagedObjectID(entity: note, storeIdentifier: first.identifier, primaryKey: fresh)
+        try first.apply(changes)
+        #expect(try stack.history().map(\.insertedObjectIDs) == [[changes.inserted[0].objectID]])
+    }
+
     @Test func aMergeConflictRecordsNoTransaction() throws {
         let stack = try HistoryStack(.sqlite)
         let note = try stack.insertNote("shared")
