@@ -41,18 +41,29 @@ extension SQLiteStore: PersistentHistoryStore {
     }
 
     /// Records a save as one transaction, inside the save's own SQLite transaction and before
-    /// its rows are written (a deleted row's tombstone is copied from the row). Any other write
-    /// of the store (a batch operation run in SQL) records itself the same way: describe it as
-    /// `SaveChanges` (deleted IDs, updated records with `SaveChanges.history`'s property
-    /// names) and call this inside its transaction before deleting rows.
+    /// its rows are written (a deleted row's tombstone is copied from the row).
     func recordHistory(_ changes: SaveChanges, _ connection: SQLiteConnection) throws {
         guard tracksPersistentHistory else { return }
+        try recordHistory(
+            deleted: changes.deleted, inserted: changes.inserted.map(\.objectID),
+            updated: changes.updated.map { ($0.objectID, changes.history.updatedProperties(of: $0)) },
+            author: changes.history.author, contextName: changes.history.contextName, connection)
+    }
+
+    /// Records one transaction of the store's writes: what a save or a batch operation run in
+    /// SQL calls inside its own SQLite transaction, before it deletes rows (a deleted row's
+    /// tombstone is copied from the row). Does nothing when the store does not track history or
+    /// there is no change.
+    func recordHistory(
+        deleted: [ManagedObjectID], inserted: [ManagedObjectID], updated: [(id: ManagedObjectID, properties: Set<String>)],
+        author: String?, contextName: String?, _ connection: SQLiteConnection
+    ) throws {
+        guard tracksPersistentHistory, !(deleted.isEmpty && inserted.isEmpty && updated.isEmpty) else { return }
         var number: Int64 = 0
         try connection.cachedStatement(
             "INSERT INTO \"ATRANSACTION\" (\"ZTIMESTAMP\", \"ZAUTHOR\", \"ZCONTEXTNAME\") VALUES (?, ?, ?) RETURNING \"Z_PK\""
         ).forEachRow([
-            .real(Date().timeIntervalSinceReferenceDate), changes.history.author.map(SQLiteValue.text) ?? .null,
-            changes.history.contextName.map(SQLiteValue.text) ?? .null,
+            .real(Date().timeIntervalSinceReferenceDate), author.map(SQLiteValue.text) ?? .null, contextName.map(SQLiteValue.text) ?? .null,
         ]) { number = $0.int64(at: 0) }
         let insert = try connection.cachedStatement(
             "INSERT INTO \"ACHANGE\" (\"ZTRANSACTIONID\", \"ZCHANGETYPE\", \"ZENTITY\", \"ZENTITYPK\", \"ZCOLUMNS\") "
@@ -68,7 +79,7 @@ extension SQLiteStore: PersistentHistoryStore {
             ]) { changeID = $0.int64(at: 0) }
             return changeID
         }
-        for id in changes.deleted {
+        for id in deleted {
             let changeID = try recordChange(id, .delete)
             guard let mapping = schema.entities[id.entity.name], let key = id.primaryKey else { continue }
             for attribute in id.entity.tombstoneAttributes {
@@ -78,8 +89,8 @@ extension SQLiteStore: PersistentHistoryStore {
                 ).execute([.integer(changeID), .text(attribute.name), .integer(key)])
             }
         }
-        for record in changes.inserted { _ = try recordChange(record.objectID, .insert) }
-        for record in changes.updated { _ = try recordChange(record.objectID, .update, columns: changes.history.updatedProperties(of: record)) }
+        for id in inserted { _ = try recordChange(id, .insert) }
+        for (id, properties) in updated { _ = try recordChange(id, .update, columns: properties) }
     }
 
     /// The token of the last transaction the file recorded (by any writer).
