@@ -19,6 +19,10 @@ enum HistoryTestModel {
                 Property("name", .string)
                 Property("notes", to: "Note", inverse: "folder", toMany: true)
             }
+            Entity("Tag") {
+                Property("label", .string, preservesValueInHistoryOnDeletion: true)
+                Property("uses", .integer64)
+            }
         }
     }
 }
