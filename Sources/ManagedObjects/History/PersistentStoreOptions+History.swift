@@ -1,7 +1,7 @@
 extension PersistentStoreOptions {
     /// Record every save and batch operation as a transaction of persistent history (see
-    /// ``PersistentHistoryTransaction``), for the SQLite and in-memory stores. A binary store
-    /// added with it throws ``PersistenceError/Code/unsupportedRequest``.
+    /// ``PersistentHistoryTransaction``), for the SQLite and in-memory stores. A binary or
+    /// PostgreSQL store added with it throws ``PersistenceError/Code/unsupportedRequest``.
     ///
     /// A SQLite file once opened with it keeps recording history when opened without it (its
     /// history tables say so), so that no reader's token silently misses a save. A store

@@ -56,7 +56,7 @@ public final class PersistentStoreCoordinator: Sendable {
     ///   file store (``PersistentStoreType/sqlite``, ``PersistentStoreType/binary``) without a
     ///   file URL, or a file that is not a store; ``PersistenceError/Code/incompatibleModel`` for a
     ///   store written with another model; ``PersistenceError/Code/unsupportedRequest`` for
-    ///   persistent history tracking on a binary store.
+    ///   persistent history tracking on a binary or PostgreSQL store.
     ///
     /// Corresponds to `-[NSPersistentStoreCoordinator addPersistentStoreWithType:configuration:URL:options:error:]`.
     @discardableResult
@@ -88,6 +88,9 @@ public final class PersistentStoreCoordinator: Sendable {
         case .postgreSQL:
             guard let url else {
                 throw PersistenceError(.invalidStore, message: "a PostgreSQL store needs a postgresql:// URL")
+            }
+            if options.contains(.persistentHistoryTracking) {
+                throw PersistenceError(.unsupportedRequest, message: "a PostgreSQL store does not record persistent history")
             }
             let store = try PostgreSQLStore(url: url, model: managedObjectModel, options: options)
             addPersistentStore(store)

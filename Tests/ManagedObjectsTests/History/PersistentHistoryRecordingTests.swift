@@ -169,6 +169,11 @@ import Testing
         expectPersistenceError(.unsupportedRequest) {
             try coordinator.addPersistentStore(type: .binary, at: directory.file("Store.binary"), options: .persistentHistoryTracking)
         }
+        // Refused before any connection is made.
+        expectPersistenceError(.unsupportedRequest) {
+            try coordinator.addPersistentStore(
+                type: .postgreSQL, at: URL(string: "postgresql://localhost/history"), options: .persistentHistoryTracking)
+        }
         #expect(coordinator.persistentStores.isEmpty)
         try coordinator.addPersistentStore(type: .binary, at: directory.file("Store.binary"))
         // A store that cannot record history at all.

@@ -169,7 +169,7 @@ extension SQLiteStore: PersistentHistoryStore {
             return PersistentHistoryResult()
         }
         let range: [SQLiteValue] = [.integer(first), .integer(last)]
-        // Each value decoded as its attribute's column is (see `SQLiteSchema.Decoding`).
+        // Each value decoded as its attribute's column is (see `SQLSchema.Decoding`).
         var tombstones: [Int64: [String: StoreValue]] = [:]
         try connection.prepare(
             "SELECT t.\"ZCHANGEID\", c.\"ZENTITY\", t.\"ZNAME\", t.\"ZVALUE\" FROM \"ATOMBSTONE\" t "
@@ -179,7 +179,7 @@ extension SQLiteStore: PersistentHistoryStore {
             // Attributes (or entities) the model no longer has are left out.
             guard let entity = model.entity(named: row.text(at: 1)), let attribute = entity.attributesByName[name] else { return }
             let storage = row.storageClass(at: 3)
-            guard let value = storage == .null ? .null : decode(row, at: 3, storage, as: SQLiteSchema.Decoding(attribute.attributeType)) else {
+            guard let value = storage == .null ? .null : decode(row, at: 3, storage, as: SQLSchema.Decoding(attribute.attributeType)) else {
                 throw PersistenceError(
                     .operationFailed,
                     message: "the history tombstone of change \(changeID) holds \(Self.describeStoredValue(row.value(at: 3))) for "
