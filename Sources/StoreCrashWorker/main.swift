@@ -3,13 +3,19 @@
 // saves batches of rows until it is killed, printing "saved N" after each save returns. The test
 // kills it with SIGKILL at a random moment, reopens the store and checks that every batch it
 // reported is there, whole, and that no batch is there in part.
+//
+// `StoreCrashWorker history <path> <count>` opens the SQLite store with persistent history
+// tracking and saves `count` batches as author "worker", then exits: the persistent history
+// tests read the history while it saves.
 
 import Foundation
 import ManagedObjects
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: StoreCrashWorker <InMemory|SQLite|Binary|PostgreSQL> <path or URL>\n".utf8))
+let historyMode = arguments.count == 4 && arguments[1] == "history"
+guard arguments.count == 3 || historyMode, !historyMode || Int(arguments[3]) != nil else {
+    FileHandle.standardError.write(
+        Data("usage: StoreCrashWorker <InMemory|SQLite|Binary|PostgreSQL> <path or URL> | history <path> <count>\n".utf8))
     exit(2)
 }
 
@@ -37,11 +43,15 @@ func crashTestPayload(batch: Int64, position: Int64) -> String {
 do {
     let coordinator = PersistentStoreCoordinator(managedObjectModel: try crashTestModel())
     let location = arguments[2].contains("://") ? URL(string: arguments[2]) : URL(fileURLWithPath: arguments[2])
-    try coordinator.addPersistentStore(type: PersistentStoreType(rawValue: arguments[1]), at: location)
+    try coordinator.addPersistentStore(
+        type: historyMode ? .sqlite : PersistentStoreType(rawValue: arguments[1]), at: location,
+        options: historyMode ? .persistentHistoryTracking : [])
     let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+    context.transactionAuthor = "worker"
     let existing = try context.count(for: FetchRequest<ManagedObject>("Batch"))
     var number = existing
-    while true {
+    let last = historyMode ? existing + (Int(arguments[3]) ?? 0) : Int.max
+    while number < last {
         number += 1
         let batch = try context.insertNewObject(forEntityName: "Batch")
         try batch.setValue(number, forKey: "number")

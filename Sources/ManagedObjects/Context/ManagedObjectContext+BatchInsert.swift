@@ -120,6 +120,9 @@ extension ManagedObjectContext {
                 let version = try Self.version(after: record.version, of: target)
                 changes.updated.append(StoreRecord(objectID: target, version: version, values: record.values))
             }
+            // In history, a related record's update names the inverses that gained the new records.
+            changes.history = SaveChanges.HistoryDetails(author: transactionAuthor, contextName: name)
+            for gain in gains.values { if let inverse = gain.inverse { changes.history.updatedProperties[gain.target, default: []].insert(inverse.name) } }
             do {
                 try store.apply(changes)
             } catch is SaveKeysTaken {

@@ -199,6 +199,7 @@ extension ManagedObjectContext {
             changes.expectedVersions[object.objectID] = object.snapshotVersion
             deletedByID[object.objectID] = object
         }
+        changes.history = historyDetails(for: store, updated: updatedByID)
 
         let checked = Array(changes.expectedVersions.keys)
         let current = try store.versions(of: checked)

@@ -62,6 +62,11 @@ public final class ManagedObjectContext {
     ///
     /// Corresponds to `NSManagedObjectContext.name`.
     public var name: String?
+    /// Who makes the context's saves, recorded with each of them in persistent history
+    /// (``PersistentHistoryTransaction/author``); nil by default.
+    ///
+    /// Corresponds to `NSManagedObjectContext.transactionAuthor`.
+    public var transactionAuthor: String?
 
     // The bookkeeping below is touched on every insert, change and fault: dynamic exclusivity
     // checks are off for it (see ManagedObject's state). SAFETY: a context belongs to one

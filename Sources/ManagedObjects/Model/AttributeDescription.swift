@@ -61,6 +61,15 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     ///
     /// Corresponds to Core Data's `NSAttributeDescription.valueTransformerName`.
     public let valueTransformerName: String?
+    /// Whether a deleted record's value of this attribute is kept in its persistent history
+    /// tombstone (``PersistentHistoryChange/tombstone``), so that readers of history can tell
+    /// which record went (by a UUID, say) after it is gone. False by default; set it with
+    /// ``Property``'s `preservesValueInHistoryOnDeletion:`, or Xcode's "Preserve After
+    /// Deletion" (`preserveAfterDeletion="YES"` in a model file). It does not change the
+    /// attribute's version hash.
+    ///
+    /// Corresponds to Core Data's `NSAttributeDescription.preservesValueInHistoryOnDeletion`.
+    public let preservesValueInHistoryOnDeletion: Bool
 
     /// The Swift type of the attribute's values; nil when any value is allowed.
     ///
@@ -142,6 +151,7 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
         hasValueConstraints = minimumValue != nil || maximumValue != nil || minimumLength != nil || maximumLength != nil
             || regularExpression != nil
         valueTransformerName = fields.valueTransformerName
+        preservesValueInHistoryOnDeletion = fields.preservesValueInHistoryOnDeletion
 
         var encoder = Self.hashEncoder(kind: "attribute", common: common)
         encoder.append(integer: UInt64(type.rawValue))

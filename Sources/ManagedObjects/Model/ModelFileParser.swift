@@ -204,6 +204,7 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
             transient: try flag("transient", in: attributes, parser), defaultValue: defaultValue,
             minimum: minimum, maximum: maximum, minimumLength: minimumLength, maximumLength: maximumLength,
             pattern: attributes["regularExpressionString"], transformer: attributes["valueTransformerName"],
+            preservesValueInHistoryOnDeletion: try flag("preserveAfterDeletion", in: attributes, parser),
             renamingIdentifier: attributes["elementID"] ?? attributes["renamingIdentifier"],
             versionHashModifier: attributes["versionHashModifier"])
     }

@@ -38,6 +38,7 @@ public struct Property: Sendable {
         var maximumLength: Int?
         var regularExpression: String?
         var valueTransformerName: String?
+        var preservesValueInHistoryOnDeletion = false
     }
 
     struct RelationshipFields: Sendable {
@@ -83,6 +84,8 @@ public struct Property: Sendable {
     ///   - pattern: A regular expression strings must match.
     ///   - transformer: The name of the ``ValueTransforming`` transformer of a transformable
     ///     attribute, registered with ``ValueTransformerRegistry``.
+    ///   - preservesValueInHistoryOnDeletion: Whether a deleted record's value is kept in its
+    ///     persistent history tombstone.
     ///   - renamingIdentifier: The attribute's name in the previous model version, for migration.
     ///   - versionHashModifier: A string that changes the version hash without a schema change.
     ///   - userInfo: Your own information about the attribute.
@@ -93,8 +96,8 @@ public struct Property: Sendable {
         _ name: String, _ type: AttributeType, optional: Bool = true, transient: Bool = false,
         defaultValue: (any Sendable)? = nil, minimum: (any Sendable)? = nil, maximum: (any Sendable)? = nil,
         minimumLength: Int? = nil, maximumLength: Int? = nil, pattern: String? = nil,
-        transformer: String? = nil, renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
-        userInfo: [String: String] = [:]
+        transformer: String? = nil, preservesValueInHistoryOnDeletion: Bool = false, renamingIdentifier: String? = nil,
+        versionHashModifier: String? = nil, userInfo: [String: String] = [:]
     ) {
         common = Common(
             name: name, isOptional: optional, isTransient: transient, renamingIdentifier: renamingIdentifier,
@@ -103,7 +106,7 @@ public struct Property: Sendable {
             AttributeFields(
                 type: type, defaultValue: defaultValue, minimumValue: minimum, maximumValue: maximum,
                 minimumLength: minimumLength, maximumLength: maximumLength, regularExpression: pattern,
-                valueTransformerName: transformer))
+                valueTransformerName: transformer, preservesValueInHistoryOnDeletion: preservesValueInHistoryOnDeletion))
     }
 
     /// Describes a relationship.

@@ -17,10 +17,14 @@ public final class InMemoryStore: PersistentStore {
     /// Nil: the store has no file.
     public var url: URL? { nil }
     private let state = Mutex(State())
+    /// The persistent history, when the store records it.
+    let historyLog: PersistentHistoryLog?
 
-    /// Creates an empty store.
-    public init(identifier: String = UUID().uuidString) {
+    /// Creates an empty store; with `tracksPersistentHistory`, one that records every save as
+    /// a transaction of persistent history (see ``PersistentHistoryStore``).
+    public init(identifier: String = UUID().uuidString, tracksPersistentHistory: Bool = false) {
         self.identifier = identifier
+        historyLog = tracksPersistentHistory ? PersistentHistoryLog() : nil
     }
 
     /// Reserves `count` keys; keys are unique in the store across entities.
@@ -57,12 +61,17 @@ public final class InMemoryStore: PersistentStore {
         }
     }
 
-    /// Writes the save; cannot fail halfway.
+    /// Writes the save, and records it in history when the store tracks history; cannot fail
+    /// halfway.
     ///
     /// - Throws: ``PersistenceError/Code/constraintConflict`` when inserted or updated records
-    ///   would share the values of a uniqueness constraint with others (nothing is written).
+    ///   would share the values of a uniqueness constraint with others (nothing is written or
+    ///   recorded).
     public func apply(_ changes: SaveChanges) throws {
         try state.withLock { state in
+            // Tombstones need the deleted records as they were before the write.
+            let deletedRecords = historyLog == nil ? [:] : Dictionary(
+                changes.deleted.compactMap { id in state.records[id].map { (id, $0) } }, uniquingKeysWith: { first, _ in first })
             // Written in place (no copy of every record per save); the records replaced are kept
             // to put back when a uniqueness constraint refuses the write.
             let checks = UniquenessConstraint.applies(to: changes)
@@ -74,12 +83,14 @@ public final class InMemoryStore: PersistentStore {
             for id in changes.deleted { put(nil, for: id) }
             for record in changes.inserted { put(record, for: record.objectID) }
             for record in changes.updated { put(record.keepingOmittedRelationships(of: state.records[record.objectID]), for: record.objectID) }
-            guard checks else { return }
-            let conflicts = UniquenessConstraint.conflicts(in: state.records, touched: changes.inserted + changes.updated)
-            guard conflicts.isEmpty else {
-                for (id, old) in replaced.reversed() { state.records[id] = old }
-                throw PersistenceError.constraintConflicts(conflicts, by: "in the in-memory store")
+            if checks {
+                let conflicts = UniquenessConstraint.conflicts(in: state.records, touched: changes.inserted + changes.updated)
+                guard conflicts.isEmpty else {
+                    for (id, old) in replaced.reversed() { state.records[id] = old }
+                    throw PersistenceError.constraintConflicts(conflicts, by: "in the in-memory store")
+                }
             }
+            historyLog?.record(changes, storeIdentifier: identifier) { deletedRecords[$0] }
         }
     }
 }

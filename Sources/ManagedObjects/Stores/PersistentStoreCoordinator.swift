@@ -49,12 +49,14 @@ public final class PersistentStoreCoordinator: Sendable {
     ///     ``PersistentStoreType/binary``); the database's `postgresql://` URL for
     ///     ``PersistentStoreType/postgreSQL``.
     ///   - options: ``PersistentStoreOptions/lightweightMigration`` to migrate a SQLite store
-    ///     written with an earlier model.
+    ///     written with an earlier model; ``PersistentStoreOptions/persistentHistoryTracking``
+    ///     to record persistent history (SQLite and in-memory stores).
     /// - Returns: The store.
     /// - Throws: ``PersistenceError/Code/invalidStore`` for a kind this build cannot open, a
     ///   file store (``PersistentStoreType/sqlite``, ``PersistentStoreType/binary``) without a
     ///   file URL, or a file that is not a store; ``PersistenceError/Code/incompatibleModel`` for a
-    ///   store written with another model.
+    ///   store written with another model; ``PersistenceError/Code/unsupportedRequest`` for
+    ///   persistent history tracking on a binary or PostgreSQL store.
     ///
     /// Corresponds to `-[NSPersistentStoreCoordinator addPersistentStoreWithType:configuration:URL:options:error:]`.
     @discardableResult
@@ -63,12 +65,15 @@ public final class PersistentStoreCoordinator: Sendable {
     ) throws -> any PersistentStore {
         switch type {
         case .inMemory:
-            let store = InMemoryStore()
+            let store = InMemoryStore(tracksPersistentHistory: options.contains(.persistentHistoryTracking))
             addPersistentStore(store)
             return store
         case .binary:
             guard let url else {
                 throw PersistenceError(.invalidStore, message: "a binary store needs a file URL")
+            }
+            if options.contains(.persistentHistoryTracking) {
+                throw PersistenceError(.unsupportedRequest, message: "a binary store does not record persistent history", fileURL: url)
             }
             let store = try BinaryStore(url: url, model: managedObjectModel)
             addPersistentStore(store)
@@ -83,6 +88,9 @@ public final class PersistentStoreCoordinator: Sendable {
         case .postgreSQL:
             guard let url else {
                 throw PersistenceError(.invalidStore, message: "a PostgreSQL store needs a postgresql:// URL")
+            }
+            if options.contains(.persistentHistoryTracking) {
+                throw PersistenceError(.unsupportedRequest, message: "a PostgreSQL store does not record persistent history")
             }
             let store = try PostgreSQLStore(url: url, model: managedObjectModel, options: options)
             addPersistentStore(store)

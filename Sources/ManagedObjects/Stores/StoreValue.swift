@@ -145,6 +145,9 @@ public struct SaveChanges: Sendable {
     /// For each updated or deleted record, the version the saving context read: a store whose
     /// record has another version reports a conflict.
     public var expectedVersions: [ManagedObjectID: Int64] = [:]
+    /// Who made the save and what each updated record changed, for stores that record
+    /// persistent history (see ``PersistentHistoryStore``).
+    public var history = HistoryDetails()
 
     /// An empty request.
     public init() {}

@@ -2,8 +2,9 @@ import Foundation
 
 extension SQLiteStore {
     /// Writes a save in one transaction (`BEGIN IMMEDIATE` … `COMMIT`): the primary-key
-    /// counters for the keys `saveKeys(for:count:)` handed out, deleted rows, updated rows,
-    /// inserted rows, then join-table rows and positions of ordered relationships.
+    /// counters for the keys `saveKeys(for:count:)` handed out, the persistent history
+    /// transaction when the store tracks history, deleted rows, updated rows, inserted rows, then
+    /// join-table rows and positions of ordered relationships.
     ///
     /// Before writing, it checks inside the transaction that every updated or deleted record
     /// still has the version the last ``versions(of:)`` reported (or, without one, the version
@@ -26,6 +27,7 @@ extension SQLiteStore {
                 try connection.transaction {
                     try claimSaveKeys(pendingKeys, connection)
                     try checkVersions(changes, reported: reported, connection)
+                    try recordHistory(changes, connection)
                     try writeRows(changes, connection)
                 }
             } catch let error as SaveKeysTaken {

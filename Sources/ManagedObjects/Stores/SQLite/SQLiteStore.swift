@@ -56,6 +56,9 @@ public final class SQLiteStore: PersistentStore, SaveKeyProviding, @unchecked Se
     /// The database file.
     public var url: URL? { fileURL }
 
+    /// Whether the store records persistent history: opened with
+    /// ``PersistentStoreOptions/persistentHistoryTracking``, or a file that has history tables.
+    public let tracksPersistentHistory: Bool
     let fileURL: URL
     let model: ManagedObjectModel
     let schema: SQLSchema
@@ -70,7 +73,8 @@ public final class SQLiteStore: PersistentStore, SaveKeyProviding, @unchecked Se
     ///   - model: The model of the records; a file written with another model is refused, or
     ///     migrated with ``PersistentStoreOptions/lightweightMigration``.
     ///   - options: ``PersistentStoreOptions/lightweightMigration`` to bring a file written with an
-    ///     earlier model up to `model` (see ``PersistentStoreOptions``).
+    ///     earlier model up to `model` (see ``PersistentStoreOptions``);
+    ///     ``PersistentStoreOptions/persistentHistoryTracking`` to record persistent history.
     /// - Throws: ``PersistenceError/Code/invalidStore`` when the file cannot be opened, is not a
     ///   SQLite database, is corrupt, or is a database this library did not write;
     ///   ``PersistenceError/Code/incompatibleModel`` when it was written with a model whose
@@ -95,6 +99,9 @@ public final class SQLiteStore: PersistentStore, SaveKeyProviding, @unchecked Se
         connection.setBusyTimeout(milliseconds: 10_000)
         identifier = try mappingSQLiteErrors(.invalidStore, file: url) {
             try Self.prepare(connection, schema: schema, model: model, path: url.path, migrate: options.contains(.lightweightMigration))
+        }
+        tracksPersistentHistory = try mappingSQLiteErrors(.invalidStore, file: url) {
+            try Self.prepareHistory(connection, enable: options.contains(.persistentHistoryTracking))
         }
         let comparisonFunction = SQLiteComparisonFunction()
         try mappingSQLiteErrors(.invalidStore) { try comparisonFunction.define(on: connection) }
