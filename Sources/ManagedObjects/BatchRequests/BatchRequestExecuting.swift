@@ -9,16 +9,18 @@ import ModelObjects
 protocol BatchRequestExecuting {
     /// Sets `values` on every record of `entity` (and of its subentities when
     /// `includesSubentities`) that matches `predicate`, raising each one's version; returns
-    /// their IDs.
+    /// their IDs. A store that tracks persistent history records the batch as one transaction
+    /// by `history`'s author and context.
     func batchUpdate(
         entity: EntityDescription, includesSubentities: Bool, predicate: KeyValuePredicate?,
-        values: [(attribute: AttributeDescription, value: StoreValue)]
+        values: [(attribute: AttributeDescription, value: StoreValue)], history: SaveChanges.HistoryDetails
     ) throws -> [ManagedObjectID]?
 
     /// Deletes every record of `entity` (and of its subentities when `includesSubentities`)
     /// that matches `predicate`, applying the delete rules; returns their IDs and those of the
-    /// other records it changed (whose versions it raised).
+    /// other records it changed (whose versions it raised). A store that tracks persistent
+    /// history records the batch as one transaction by `history`'s author and context.
     func batchDelete(
-        entity: EntityDescription, includesSubentities: Bool, predicate: KeyValuePredicate?
+        entity: EntityDescription, includesSubentities: Bool, predicate: KeyValuePredicate?, history: SaveChanges.HistoryDetails
     ) throws -> (deleted: [ManagedObjectID], updated: [ManagedObjectID])?
 }

@@ -52,18 +52,21 @@ extension ManagedObjectContext {
             let ids: [ManagedObjectID]
             if !values.isEmpty, let executor = store as? any BatchRequestExecuting,
                let done = try executor.batchUpdate(
-                entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate.map(storePredicate), values: values) {
+                entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate.map(storePredicate), values: values,
+                history: SaveChanges.HistoryDetails(author: transactionAuthor, contextName: name)) {
                 ids = done
             } else {
                 let matching = try batchMatchingIDs(entity, predicate: request.predicate, includesSubentities: request.includesSubentities)
                 guard !values.isEmpty else { return matching }
                 let records = try store.records(for: matching)
                 var changes = SaveChanges()
+                changes.history = SaveChanges.HistoryDetails(author: transactionAuthor, contextName: name)
                 for id in matching {
                     guard var record = records[id] else { continue }
                     for (attribute, value) in values where attribute.index < record.values.count { record.values[attribute.index] = value }
                     changes.updated.append(StoreRecord(objectID: id, version: try Self.version(after: record.version, of: id), values: record.values))
                     changes.expectedVersions[id] = record.version
+                    changes.history.updatedProperties[id] = Set(values.map(\.attribute.name))
                 }
                 try store.apply(changes)
                 ids = changes.updated.map(\.objectID)
@@ -115,12 +118,15 @@ extension ManagedObjectContext {
         let deleted = try persistentStoreCoordinator.performSave { () throws -> [ManagedObjectID] in
             if let matching, let executor = store as? any BatchRequestExecuting,
                let done = try executor.batchDelete(
-                entity: matching.entity, includesSubentities: matching.includesSubentities, predicate: matching.predicate.map(storePredicate)) {
+                entity: matching.entity, includesSubentities: matching.includesSubentities, predicate: matching.predicate.map(storePredicate),
+                history: SaveChanges.HistoryDetails(author: transactionAuthor, contextName: name)) {
                 persistentStoreCoordinator.savedRecords.recordSave(changing: done.deleted + done.updated)
                 return done.deleted
             }
             let targets = try matching.map { try batchMatchingIDs($0.entity, predicate: $0.predicate, includesSubentities: $0.includesSubentities) } ?? given
-            let changes = try batchDeletion(of: targets, in: store)
+            var changes = try batchDeletion(of: targets, in: store)
+            changes.history.author = transactionAuthor
+            changes.history.contextName = name
             try store.apply(changes)
             persistentStoreCoordinator.savedRecords.recordSave(changing: changes.deleted + changes.updated.map(\.objectID))
             return changes.deleted
@@ -200,6 +206,8 @@ extension ManagedObjectContext {
         let survivors = nullified.filter { deleted[$0.related] == nil }
         let current = try store.records(for: Array(Set(survivors.map(\.related))))
         var updated: [ManagedObjectID: StoreRecord] = [:]
+        // In persistent history, each related record's update names the inverses that lost records.
+        var history: [ManagedObjectID: Set<String>] = [:]
         for (related, inverse) in survivors {
             guard var record = updated[related] ?? current[related], inverse.index < record.values.count else { continue }
             switch record.values[inverse.index] {
@@ -208,8 +216,10 @@ extension ManagedObjectContext {
             default: break
             }
             updated[related] = record
+            history[related, default: []].insert(inverse.name)
         }
         var changes = SaveChanges()
+        changes.history.updatedProperties = history
         changes.deleted = order
         for id in order { changes.expectedVersions[id] = deleted[id]?.version }
         for (id, record) in updated.sorted(by: { $0.key.description < $1.key.description }) {

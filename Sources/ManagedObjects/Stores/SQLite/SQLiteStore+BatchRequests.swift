@@ -10,7 +10,7 @@ extension SQLiteStore: BatchRequestExecuting {
     ///   refuses the values; ``PersistenceError/Code/operationFailed`` when SQLite fails.
     func batchUpdate(
         entity: EntityDescription, includesSubentities: Bool, predicate: KeyValuePredicate?,
-        values: [(attribute: AttributeDescription, value: StoreValue)]
+        values: [(attribute: AttributeDescription, value: StoreValue)], history: SaveChanges.HistoryDetails
     ) throws -> [ManagedObjectID]? {
         guard let plan = plan(StoreFetchRequest(entity: entity, includesSubentities: includesSubentities, predicate: predicate)) else {
             return []
@@ -37,6 +37,10 @@ extension SQLiteStore: BatchRequestExecuting {
             let connection = state.connection
             return try connection.transaction {
                 let ids = try matchingIDs(connection, table: table, condition: condition, bindings: plan.sqliteBindings)
+                let names = Set(values.map(\.attribute.name))
+                try recordHistory(
+                    deleted: [], inserted: [], updated: ids.map { ($0, names) }, author: history.author, contextName: history.contextName,
+                    connection)
                 try connection.prepare(update).execute(bindings + plan.sqliteBindings)
                 return ids
             }
@@ -53,7 +57,7 @@ extension SQLiteStore: BatchRequestExecuting {
     /// - Throws: ``PersistenceError/Code/saveFailed`` for a related record at the largest
     ///   version; ``PersistenceError/Code/operationFailed`` when SQLite fails.
     func batchDelete(
-        entity: EntityDescription, includesSubentities: Bool, predicate: KeyValuePredicate?
+        entity: EntityDescription, includesSubentities: Bool, predicate: KeyValuePredicate?, history: SaveChanges.HistoryDetails
     ) throws -> (deleted: [ManagedObjectID], updated: [ManagedObjectID])? {
         var kinds = [entity]
         var next = 0
@@ -67,9 +71,10 @@ extension SQLiteStore: BatchRequestExecuting {
         guard plan.appliedPredicate else { return nil }
         let table = plan.mapping.table
         let doomed = "SELECT \"pk\" FROM temp.\"Z_BATCH_DELETED\""
-        /// Rows of other records a relationship's rule changes: their table, which rows, and
-        /// the columns set to NULL (besides the version raised).
-        var touches: [(table: String, condition: String, cleared: [String])] = []
+        /// Rows of other records a relationship's rule changes: their table, which rows, the
+        /// columns set to NULL (besides the version raised), and the relationship of theirs that
+        /// changes (for persistent history).
+        var touches: [(table: String, condition: String, cleared: [String], property: String)] = []
         var joinRows: [String] = []
         var seen = Set<ObjectIdentifier>()
         for kind in kinds {
@@ -78,6 +83,7 @@ extension SQLiteStore: BatchRequestExecuting {
                 guard relationship.deleteRule != .cascade && relationship.deleteRule != .deny else { return nil }
                 guard relationship.index < mapping.storage.count else { return nil }
                 let nullifies = relationship.deleteRule == .nullify && relationship.inverseRelationship != nil
+                let changedProperty = relationship.inverseRelationship?.name ?? ""
                 var inverseStorage: SQLSchema.Storage = .none
                 var destinationTable = ""
                 if let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity,
@@ -91,19 +97,19 @@ extension SQLiteStore: BatchRequestExecuting {
                     let targets = "\"Z_PK\" IN (SELECT \(column) FROM \(table) WHERE \"Z_PK\" IN (\(doomed)))"
                     switch inverseStorage {
                     case .toManyByInverse:
-                        touches.append((destinationTable, targets, []))
+                        touches.append((destinationTable, targets, [], changedProperty))
                     case .toOne(let back, let backEntity, _):
-                        touches.append((destinationTable, targets, [back] + (backEntity.map { [$0] } ?? [])))
+                        touches.append((destinationTable, targets, [back] + (backEntity.map { [$0] } ?? []), changedProperty))
                     default:
                         return nil
                     }
                 case .toManyByInverse(let other, let foreignKey, let order):
                     guard nullifies else { continue }
                     guard case .toOne(_, let entityColumn, _) = inverseStorage else { return nil }
-                    touches.append((other, "\(foreignKey) IN (\(doomed))", [foreignKey] + [order, entityColumn].compactMap { $0 }))
+                    touches.append((other, "\(foreignKey) IN (\(doomed))", [foreignKey] + [order, entityColumn].compactMap { $0 }, changedProperty))
                 case .toManyByJoin(let join, let own, let other, _, let otherTable):
                     if nullifies {
-                        touches.append((otherTable, "\"Z_PK\" IN (SELECT \(other) FROM \(join) WHERE \(own) IN (\(doomed)))", []))
+                        touches.append((otherTable, "\"Z_PK\" IN (SELECT \(other) FROM \(join) WHERE \(own) IN (\(doomed)))", [], changedProperty))
                     }
                     joinRows.append("DELETE FROM \(join) WHERE \(own) IN (\(doomed))")
                 case .attribute, .none:
@@ -118,6 +124,9 @@ extension SQLiteStore: BatchRequestExecuting {
                 if touches.isEmpty && joinRows.isEmpty {
                     // Nothing else changes: the rows' keys, then one DELETE.
                     let deleted = try matchingIDs(connection, table: table, condition: condition, bindings: plan.sqliteBindings)
+                    // Before the rows go: their tombstones are copied from them.
+                    try recordHistory(
+                        deleted: deleted, inserted: [], updated: [], author: history.author, contextName: history.contextName, connection)
                     try connection.prepare("DELETE FROM \(table)" + condition).execute(plan.sqliteBindings)
                     return (deleted, [])
                 }
@@ -127,17 +136,25 @@ extension SQLiteStore: BatchRequestExecuting {
                 try connection.prepare("INSERT INTO temp.\"Z_BATCH_DELETED\" SELECT \"Z_PK\" FROM \(table)" + condition).execute(plan.sqliteBindings)
                 let deleted = try matchingIDs(connection, table: table, condition: " WHERE \"Z_PK\" IN (\(doomed))", bindings: [])
                 var updated: [ManagedObjectID] = []
+                var changedProperties: [ManagedObjectID: Set<String>] = [:]
                 for touch in touches {
-                    updated += try matchingIDs(connection, table: touch.table, condition: " WHERE " + touch.condition, bindings: [])
+                    let touched = try matchingIDs(connection, table: touch.table, condition: " WHERE " + touch.condition, bindings: [])
+                    for id in touched { changedProperties[id, default: []].insert(touch.property) }
+                    updated += touched
                     let sets = touch.cleared.map { "\($0) = NULL" } + ["\"Z_OPT\" = \"Z_OPT\" + 1"]
                     try connection.execute("UPDATE \(touch.table) SET " + sets.joined(separator: ", ") + " WHERE " + touch.condition)
                 }
                 for sql in joinRows { try connection.execute(sql) }
-                try connection.execute("DELETE FROM \(table) WHERE \"Z_PK\" IN (\(doomed))")
-                try connection.execute("DELETE FROM temp.\"Z_BATCH_DELETED\"")
                 let gone = Set(deleted)
                 var kept = Set<ManagedObjectID>()
-                return (deleted, updated.filter { !gone.contains($0) && kept.insert($0).inserted })
+                let changed = updated.filter { !gone.contains($0) && kept.insert($0).inserted }
+                // Before the rows go: their tombstones are copied from them.
+                try recordHistory(
+                    deleted: deleted, inserted: [], updated: changed.map { ($0, changedProperties[$0] ?? []) },
+                    author: history.author, contextName: history.contextName, connection)
+                try connection.execute("DELETE FROM \(table) WHERE \"Z_PK\" IN (\(doomed))")
+                try connection.execute("DELETE FROM temp.\"Z_BATCH_DELETED\"")
+                return (deleted, changed)
             }
         }
     }
