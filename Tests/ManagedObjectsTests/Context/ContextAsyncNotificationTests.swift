@@ -87,4 +87,17 @@ import Testing
         var iterator = changes.makeAsyncIterator()
         #expect(await iterator.next() == ContextChanges(insertedObjectIDs: [grace.objectID]))
     }
+
+    @Test func aStreamDoesNotKeepItsContextAlive() throws {
+        let stack = try ManagedTestStack()
+        weak var weakContext: ManagedObjectContext?
+        var streams: [AsyncStream<ContextChanges>] = []
+        do {
+            let context = stack.makeContext()
+            weakContext = context
+            streams = [context.objectChanges(), context.saves()]
+        }
+        #expect(weakContext == nil)
+        #expect(streams.count == 2)
+    }
 }

@@ -189,6 +189,17 @@ import Testing
         #expect(fixture.controller.fetchedObjects?.map(\.firstName) == ["Augusta", "Zoe", "Alan"])
     }
 
+    @Test func aRefreshedObjectWhoseRecordAnotherContextDeletedLeaves() throws {
+        var fixture = try Fixture()
+        let other = fixture.stack.makeContext()
+        other.delete(try #require(try other.existingObject(with: fixture.ada.objectID) as? TestEmployee))
+        try other.save()
+        fixture.stack.context.refresh(fixture.ada, mergeChanges: false)
+        let changes = try fixture.process()
+        #expect(changes.deletedIndexPaths == [[1, 0]])
+        #expect(fixture.controller.fetchedObjects == [fixture.grace, fixture.augusta, fixture.alan])
+    }
+
     @Test func refreshingAChangedObjectBackToItsSavedValuesIsFollowed() throws {
         var fixture = try Fixture()
         fixture.ada.firstName = "Zoe"

@@ -29,6 +29,11 @@ final class TrackedStaff: ModelObject {
     @Derived("team.name", compute: { (staff: TrackedStaff) in staff.teamNameByKey })
     var teamName: String
 
+    /// Depends on another derived key, and reads it by key, so that only the declared
+    /// dependencies (followed through `fullName`'s own) track it.
+    @Derived("fullName", compute: { (staff: TrackedStaff) in "Dear " + ((try? staff.value(forKey: "fullName")) as? String ?? "") })
+    var greeting: String
+
     /// Reads the team's name by key, so that only the declared dependency tracks it.
     var teamNameByKey: String {
         (try? value(forKeyPath: "team.name")) as? String ?? ""
@@ -156,6 +161,15 @@ final class UntrackedStaff: ModelObject {
         let name = tracking(counter) { ada.teamName }
         #expect(name == "Analytics")
         try team.setValue("Engines", forKey: "name")
+        #expect(counter.count == 1)
+    }
+
+    @Test func derivedKeyIsTrackedThroughTheDependenciesOfADerivedKeyItDependsOn() {
+        let ada = staff()
+        let counter = TrackingCounter()
+        let greeting = tracking(counter) { ada.greeting }
+        #expect(greeting == "Dear Ada Lovelace")
+        ada.lastName = "Byron"
         #expect(counter.count == 1)
     }
 
