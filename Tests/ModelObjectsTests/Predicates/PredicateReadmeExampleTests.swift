@@ -2,8 +2,8 @@ import ModelObjects
 import SampleModels
 import Testing
 
-/// Holds the example of the README's "Predicates and sort descriptors" section, so that it keeps
-/// compiling and printing what the README says.
+/// Holds the example of the "Predicates" article (ModelObjects.docc), so that it keeps
+/// compiling and printing what the article says.
 @Suite struct PredicateReadmeExampleTests {
     @Test func readmeExampleRuns() throws {
         let engineering = Department(name: "Engineering")
