@@ -6,6 +6,8 @@
 // pad); and a SQLite store: save, reopen, a predicate fetch, faults firing, a lightweight migration.
 //
 //     swift run employees [--store PATH]     (PATH: a SQLite file; a temporary one by default)
+//     swift run employees --postgres URL     (also the persistence part on a PostgreSQL database:
+//                                             postgresql://user:password@host:port/database)
 
 import Foundation
 import ManagedObjects
@@ -274,6 +276,9 @@ do {
     try project.setValue("Analytical Engine", forKey: "title")
     try migratedContext.save()
     show("saved an email and a Project in the migrated store", try migratedContext.count(for: FetchRequest<ManagedObject>("Project")))
+    if let index = arguments.firstIndex(of: "--postgres"), index + 1 < arguments.count {
+        try postgreSQLDemo(url: arguments[index + 1])
+    }
 } catch {
     print("error: \(error)")
     exit(1)
@@ -283,5 +288,57 @@ do {
 final class ChangePrinter: FetchedResultsControllerDelegate {
     func controller(_ controller: FetchedResultsController<ManagedEmployee>, didChangeContentWith changes: FetchedResultsChangeSet) {
         for line in changes.description.split(separator: "\n") { print("  \(line)") }
+    }
+}
+
+/// The persistence part on a PostgreSQL database: one coordinator saves, a second one (as
+/// another process would) reads the records and merges the first one's next save, announced
+/// through `LISTEN`/`NOTIFY`.
+func postgreSQLDemo(url string: String) throws {
+    section("Persistence (PostgreSQL)")
+    guard let url = URL(string: string), ["postgresql", "postgres"].contains(url.scheme ?? "") else {
+        print("error: --postgres needs a postgresql:// URL")
+        exit(1)
+    }
+    show("server", "\(url.host ?? "localhost"):\(url.port ?? 5432)\(url.path)")   // never the password
+    let model = try SampleModel.makeModel(version: 1)
+    let writing = PersistentStoreCoordinator(managedObjectModel: model)
+    try writing.addPersistentStore(type: .postgreSQL, at: url)
+    let reading = PersistentStoreCoordinator(managedObjectModel: model)
+    guard let readingStore = try reading.addPersistentStore(type: .postgreSQL, at: url) as? PostgreSQLStore else { return }
+    let listener = try readingStore.makeChangeListener()
+
+    let writer = ManagedObjectContext(coordinator: writing)
+    let department = ManagedDepartment(context: writer)
+    let name = "Research \(UUID().uuidString.prefix(8))"
+    department.name = name
+    department.budget = 250_000
+    for member in 0..<5 {
+        let employee = ManagedEmployee(context: writer)
+        employee.firstName = ["Ada", "Grace", "Alan", "Edsger", "Barbara"][member]
+        employee.lastName = "Postgres-\(member)"
+        employee.employeeID = Int64(10_000 + member)
+        employee.salary = Double(100_000 + 10_000 * member)
+        employee.department = department
+    }
+    try writer.save()
+    show("saved by the first coordinator", "1 department, 5 employees")
+
+    let reader = ManagedObjectContext(coordinator: reading)
+    let staff = try reader.fetch(FetchRequest<ManagedEmployee>(
+        entityName: "Employee", predicate: try KeyValuePredicate(format: "department.name == %@", name),
+        sortDescriptors: [KeyPathSortDescriptor(key: "salary", ascending: false)]))
+    show("read by the second coordinator, best paid first", staff.map(\.firstName))
+
+    let raised = try writer.fetch(FetchRequest<ManagedEmployee>(
+        entityName: "Employee", predicate: try KeyValuePredicate(format: "department.name == %@ AND firstName == 'Ada'", name)))
+    for employee in raised { employee.salary += 50_000 }
+    try writer.save()
+    if let changes = try listener.nextChanges(waitingUpTo: 5) {
+        reader.mergeChanges(fromContextDidSave: changes)
+        let ada = staff.first { $0.firstName == "Ada" }
+        show("the second coordinator merged the raise it was told of", ada?.salary ?? 0)
+    } else {
+        show("no change announced within 5 s", "-")
     }
 }
