@@ -17,11 +17,14 @@ let package = Package(
         .target(name: "PlainModels"),
         // The system SQLite, for the raw C-API baselines of SQLiteBenchmarks.
         .systemLibrary(name: "CBenchmarkSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The system libpq, for the raw baselines of PostgreSQLBenchmarks (the library's CLibPQ is no product).
+        .systemLibrary(name: "CBenchmarkLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
                 "PlainModels",
                 "CBenchmarkSQLite",
+                "CBenchmarkLibPQ",
                 .product(name: "SampleModels", package: "ModelObjects"),
                 .product(name: "ModelObjects", package: "ModelObjects"),
                 .product(name: "ManagedObjects", package: "ModelObjects"),

@@ -76,6 +76,9 @@ if !profiling && (filters.isEmpty || filters.contains { "managed".localizedCaseI
 if !profiling && (filters.isEmpty || filters.contains { "sqlite".localizedCaseInsensitiveContains($0) }) {
     SQLiteBenchmarks.report()
 }
+if !profiling && (filters.isEmpty || filters.contains { "postgres".localizedCaseInsensitiveContains($0) }) {
+    PostgreSQLBenchmarks.report()
+}
 if !profiling && (filters.isEmpty || filters.contains { "fetched".localizedCaseInsensitiveContains($0) }) {
     FetchedResultsBenchmarks.report()
 }
