@@ -163,7 +163,8 @@ extension ManagedObject {
     final func trackObservationAccess<Object: ManagedObject, Value>(
         at index: Int, keyPath: @autoclosure () -> KeyPath<Object, Value>
     ) {
-        guard entity.properties.indices.contains(index), isTrackedByObservation || Self.isObservationTrackingActive
+        guard entity.properties.indices.contains(index),
+              isTrackedByObservation || observationTrackedKeysIfTrackingScope() != nil
         else { return }
         trackObservationAccess(forKey: entity.properties[index].name, keyPath: keyPath)
     }

@@ -15,6 +15,15 @@ package final class ObservationTrackedKeys {
     /// key goes to both. Objects are read under few keys, so a scan beats hashing.
     @exclusivity(unchecked) private var keys: [String] = []
     @exclusivity(unchecked) private var paths: [any ObservationKeyPath] = []
+    /// Probe registrars retired by scopes that read the object: each holds such a scope's
+    /// `onChange` until it fires, and lets it go when the object goes (see
+    /// ``ObservationTrackingProbe``).
+    @exclusivity(unchecked) private var probeRegistrars: [ObservationRegistrar] = []
+
+    /// Keeps a retired probe registrar for as long as the object lives.
+    func keep(probeRegistrar: ObservationRegistrar) {
+        probeRegistrars.append(probeRegistrar)
+    }
 
     /// Registers a read of `key` under `path` with the current tracking scope.
     func access(_ object: ModelObject, key: String, path: some ObservationKeyPath) {
@@ -112,6 +121,12 @@ extension ModelObject {
 /// hashes it. The probe's key path has a subscript argument whose hash counts: when the count
 /// moves across the call, a scope took the access. (A hash on another thread at the same moment
 /// can make the answer a false yes, which only costs a registration that no scope records.)
+///
+/// A scope that took the access stores its `onChange` in the probe's registrar, where it stays
+/// until one of the scope's keys changes, as the probe's key path never does. So a yes retires
+/// the registrar: the caller hands it to the object the scope reads, and the closure goes when
+/// that object does (a registrar's end drops its observers without calling them), as it does
+/// from the object's own registrar.
 enum ObservationTrackingProbe {
     private struct Subject: Observable, Sendable {
         subscript(marker _: Marker) -> Int { 0 }
@@ -126,13 +141,18 @@ enum ObservationTrackingProbe {
     }
 
     private static let hashes = Atomic<Int>(0)
-    private static let registrar = ObservationRegistrar()
+    private static let current = Mutex(ObservationRegistrar())
     private static let keyPath: KeyPath<Subject, Int> & Sendable = \Subject.[marker: Marker()]
 
-    /// True inside a tracking scope. Costs what an `@Observable` property's getter costs.
-    static var isTracking: Bool {
+    /// The registrar a tracking scope just took a probe access of, nil outside scopes; the
+    /// caller keeps it alive with the object it registers next (``ObservationTrackedKeys/keep(probeRegistrar:)``).
+    /// Outside scopes costs what an `@Observable` property's getter costs, plus an uncontended lock.
+    static func enrolledRegistrar() -> ObservationRegistrar? {
+        let registrar = current.withLock { $0 }
         let before = hashes.load(ordering: .relaxed)
         registrar.access(Subject(), keyPath: keyPath)
-        return hashes.load(ordering: .relaxed) != before
+        guard hashes.load(ordering: .relaxed) != before else { return nil }
+        current.withLock { $0 = ObservationRegistrar() }
+        return registrar
     }
 }

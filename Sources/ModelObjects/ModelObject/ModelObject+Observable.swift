@@ -29,9 +29,15 @@ import Observation
 extension ModelObject: Observable {}
 
 extension ModelObject {
-    /// Whether the current thread is inside an Observation tracking scope.
-    package static var isObservationTrackingActive: Bool {
-        ObservationTrackingProbe.isTracking
+    /// The object's tracked keys when the current thread is inside an Observation tracking
+    /// scope (made on first use), nil outside one. The probe's registrar, which the scope now
+    /// keeps its `onChange` in, stays with them, so the closure goes with the object.
+    package final func observationTrackedKeysIfTrackingScope() -> ObservationTrackedKeys? {
+        guard let probeRegistrar = ObservationTrackingProbe.enrolledRegistrar(),
+              let trackedKeys = observationTrackedKeysCreatingIfNeeded()
+        else { return nil }
+        trackedKeys.keep(probeRegistrar: probeRegistrar)
+        return trackedKeys
     }
 
     /// Registers a typed read of the property whose wrapper lives at `offset` with the current
@@ -52,10 +58,10 @@ extension ModelObject {
             trackedKeys.access(self, key: descriptor.key, path: TypedObservationKeyPath(keyPath: keyPath()))
             return
         }
-        guard ObservationTrackingProbe.isTracking, let descriptor = propertyTable.descriptor(atOffset: offset)
+        guard let trackedKeys = observationTrackedKeysIfTrackingScope(),
+              let descriptor = propertyTable.descriptor(atOffset: offset)
         else { return }
-        observationTrackedKeysCreatingIfNeeded()?.access(
-            self, key: descriptor.key, path: TypedObservationKeyPath(keyPath: keyPath()))
+        trackedKeys.access(self, key: descriptor.key, path: TypedObservationKeyPath(keyPath: keyPath()))
         if descriptor.kind == .derived {
             for dependency in descriptor.dependencies { trackObservationAccess(toKeyPath: dependency) }
         }

@@ -252,6 +252,21 @@ final class UntrackedStaff: ModelObject {
         #expect(counter.count == 1)
     }
 
+    @Test func onChangeIsReleasedWithTheTrackedObjectsWhenNothingChanged() {
+        final class Captured: Sendable {}
+        weak var weakCaptured: Captured?
+        weak var weakStaff: TrackedStaff?
+        do {
+            let ada = staff(), captured = Captured()
+            weakCaptured = captured
+            weakStaff = ada
+            // The first read of an object not yet tracked is the one that probes for the scope.
+            withObservationTracking { _ = ada.firstName } onChange: { _ = captured }
+        }
+        #expect(weakStaff == nil)
+        #expect(weakCaptured == nil)
+    }
+
     // MARK: A SwiftUI-style render loop
 
     @Test func renderLoopSeesEveryChangeAndNoSpuriousOne() throws {
