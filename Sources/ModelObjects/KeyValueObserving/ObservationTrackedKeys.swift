@@ -148,11 +148,16 @@ enum ObservationTrackingProbe {
     /// caller keeps it alive with the object it registers next (``ObservationTrackedKeys/keep(probeRegistrar:)``).
     /// Outside scopes costs what an `@Observable` property's getter costs, plus an uncontended lock.
     static func enrolledRegistrar() -> ObservationRegistrar? {
-        let registrar = current.withLock { $0 }
-        let before = hashes.load(ordering: .relaxed)
-        registrar.access(Subject(), keyPath: keyPath)
-        guard hashes.load(ordering: .relaxed) != before else { return nil }
-        current.withLock { $0 = ObservationRegistrar() }
-        return registrar
+        // The access runs under the lock: copying the registrar out would retain and release it
+        // on every read, which costs more than the lock (the access calls back into nothing but
+        // the marker's hash).
+        current.withLock { registrar -> ObservationRegistrar? in
+            let before = hashes.load(ordering: .relaxed)
+            registrar.access(Subject(), keyPath: keyPath)
+            guard hashes.load(ordering: .relaxed) != before else { return nil }
+            let enrolled = registrar
+            registrar = ObservationRegistrar()
+            return enrolled
+        }
     }
 }
