@@ -52,7 +52,9 @@ enum ClassModelReader {
             for field in own {
                 properties.append(try property(field, entity: name, classes: classes, names: names))
             }
-            drafts.append(Draft(type: type, name: name, parent: parent, properties: properties))
+            let constraints = try uniquenessConstraints(of: type, fields: own, entity: name)
+            drafts.append(
+                Draft(type: type, name: name, parent: parent, properties: properties, uniquenessConstraints: constraints))
         }
         try pairInverses(&drafts)
         return drafts.map(\.entity)
@@ -116,6 +118,41 @@ enum ClassModelReader {
         return (key, root)
     }
 
+    /// The uniqueness constraints of `type`'s entity: those its declaration names, then those
+    /// its key paths name, then one per field declared unique; each once.
+    private static func uniquenessConstraints(
+        of type: ManagedObject.Type, fields: [Field], entity: String
+    ) throws -> [[String]] {
+        let declaration = type.entityDeclaration
+        var constraints: [[String]] = []
+        func add(_ names: [String]) {
+            if !constraints.contains(names) { constraints.append(names) }
+        }
+        declaration.uniquenessConstraints.forEach(add)
+        if !declaration.uniquenessKeyPaths.isEmpty {
+            let prototype = try ManagedPrototype.make(type)
+            for keyPaths in declaration.uniquenessKeyPaths {
+                var names: [String] = []
+                for sendableKeyPath in keyPaths {
+                    let keyPath: AnyKeyPath = sendableKeyPath
+                    let keys = ManagedPrototype.accessedKeys { _ = prototype[keyPath: keyPath] }
+                    guard let key = keys.first, keys.allSatisfy({ $0 == key }) else {
+                        throw ModelError(
+                            .invalidConstraint, entity: entity,
+                            message: keys.isEmpty
+                                ? "a uniqueness constraint's key path (\(keyPath)) names no @Managed property of \(type)"
+                                : "a uniqueness constraint's key path (\(keyPath)) reads several @Managed properties of "
+                                    + "\(type) (\(keys.joined(separator: ", ")))")
+                    }
+                    names.append(key)
+                }
+                add(names)
+            }
+        }
+        for field in fields where field.declaration?.options.contains(.unique) == true { add([field.name]) }
+        return constraints
+    }
+
     // MARK: - Properties
 
     /// A property being made, with what pairing inverses needs.
@@ -126,19 +163,23 @@ enum ClassModelReader {
             /// by the declaration.
             var destination: String?
             var inverse: String?
+            /// Whether the relationship was declared without an inverse.
+            var noInverse = false
         }
 
         var type: ManagedObject.Type
         var name: String
         var parent: String?
         var properties: [Property]
+        var uniquenessConstraints: [[String]]
 
         var entity: Entity {
             let declaration = type.entityDeclaration
             return Entity(
                 name, class: type, parent: parent, abstract: declaration.isAbstract,
                 renamingIdentifier: declaration.renamingIdentifier, versionHashModifier: declaration.versionHashModifier,
-                userInfo: declaration.userInfo, properties: properties.map(\.property))
+                userInfo: declaration.userInfo, uniquenessConstraints: uniquenessConstraints,
+                properties: properties.map(\.property))
         }
     }
 
@@ -166,6 +207,12 @@ enum ClassModelReader {
             var arguments = ManagedDeclaration.RelationshipArguments(
                 inverse: nil, deleteRule: .nullify, minCount: 0, maxCount: nil)
             if case .relationship(let declared)? = declaration?.kind { arguments = declared }
+            let noInverse = options.contains(.noInverse)
+            if noInverse, let inverse = field.inverseName {
+                throw ModelError(
+                    .inverseMismatch, entity: entity, property: field.name,
+                    message: "\(entity).\(field.name) is declared .noInverse but names \(inverse) as its inverse")
+            }
             return Draft.Property(
                 property: Property(
                     field.name, to: destination, inverse: field.inverseName, toMany: toMany, ordered: ordered,
@@ -173,7 +220,12 @@ enum ClassModelReader {
                     maxCount: toMany ? arguments.maxCount : nil, optional: optional && kind.isOptional,
                     transient: transient, renamingIdentifier: declaration?.renamingIdentifier,
                     versionHashModifier: declaration?.versionHashModifier, userInfo: declaration?.userInfo ?? [:]),
-                destination: destination, inverse: field.inverseName)
+                destination: destination, inverse: field.inverseName, noInverse: noInverse)
+        }
+        if options.contains(.noInverse) {
+            throw ModelError(
+                .unsupportedPropertyType, entity: entity, property: field.name,
+                message: ".noInverse is for relationships, and \(field.valueType) is an attribute")
         }
         var arguments = ManagedDeclaration.AttributeArguments()
         if case .attribute(let declared)? = declaration?.kind { arguments = declared }
@@ -249,7 +301,7 @@ enum ClassModelReader {
         for entityIndex in drafts.indices {
             for propertyIndex in drafts[entityIndex].properties.indices {
                 let draft = drafts[entityIndex].properties[propertyIndex]
-                guard let destination = draft.destination else { continue }
+                guard let destination = draft.destination, !draft.noInverse else { continue }
                 let name = drafts[entityIndex].name, key = draft.property.name
                 // Relationships of the destination (own or inherited) that name this one.
                 let naming = lineage(destination).flatMap { drafts[$0].properties }.filter {
@@ -268,7 +320,7 @@ enum ClassModelReader {
                     throw ModelError(
                         .missingInverse, entity: name, property: key,
                         message: "neither \(name).\(key) nor a relationship of \(destination) names the other as its "
-                            + "inverse; declare inverse: on one side")
+                            + "inverse; declare inverse: on one side, or .noInverse")
                 }
                 if naming.count > 1 {
                     throw ModelError(

@@ -24,7 +24,16 @@ extension ManagedObjectModel {
     /// arguments (``Managed/init(_:minimum:maximum:minimumLength:maximumLength:pattern:defaultValue:type:transformer:renamingIdentifier:versionHashModifier:userInfo:)``,
     /// ``Managed/init(_:inverse:deleteRule:minCount:maxCount:renamingIdentifier:versionHashModifier:userInfo:)``):
     /// a property is optional unless declared ``ManagedOptions/required`` (a non-optional to-one
-    /// relationship is required), and each relationship's inverse is named on at least one side.
+    /// relationship is required), and each relationship's inverse is named on at least one side
+    /// unless it is declared ``ManagedOptions/noInverse``. Uniqueness constraints come from
+    /// ``ManagedOptions/unique`` and ``EntityDeclaration/uniquenessConstraints``.
+    ///
+    /// A relationship without an inverse is what the builder's ``Property`` without `inverse:`
+    /// makes: nothing keeps the destination's side in step, as in Core Data (whose model editor
+    /// warns about it). Its own delete rule applies when its object is deleted, but deleting a
+    /// destination object leaves the reference in place: it names a deleted object, and once
+    /// saved, another context reads it as a fault whose firing throws
+    /// ``PersistenceError/Code/objectNotFound``. Clear such references yourself.
     /// The entity is named by the class's ``ManagedObject/entityDeclaration`` (its class name by
     /// default) and inherits from the entity of its nearest superclass in `classes`; the `@Managed`
     /// properties of superclasses not in `classes` are its own.
@@ -45,7 +54,8 @@ extension ManagedObjectModel {
     ///   attribute or relationship holds, ``ModelError/Code/unknownDestination`` and
     ///   ``ModelError/Code/ambiguousDestination`` for a destination class not among `classes`,
     ///   ``ModelError/Code/missingInverse``, ``ModelError/Code/unknownInverse`` and
-    ///   ``ModelError/Code/inverseMismatch`` for inverses, and every error of
+    ///   ``ModelError/Code/inverseMismatch`` for inverses, ``ModelError/Code/invalidConstraint``
+    ///   for a uniqueness constraint's key path that reads no single `@Managed` property, and every error of
     ///   ``init(entities:fetchRequestTemplates:configurations:)``.
     ///
     /// Corresponds to SwiftData's `Schema([Employee.self])`, for Core Data's managed objects;

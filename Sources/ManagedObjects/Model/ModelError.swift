@@ -73,7 +73,10 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
         /// Corresponds to Core Data's exception for a default value of the wrong class.
         public static let invalidDefaultValue = Code(rawValue: 10)
         /// A validation constraint cannot hold: a minimum above its maximum, a constraint on a type
-        /// it does not apply to, a regular expression that does not compile, a negative count.
+        /// it does not apply to, a regular expression that does not compile, a negative count; or
+        /// a uniqueness constraint that names no property, a property twice, one the entity does
+        /// not have, or a transient or to-many one (or, in a class's ``EntityDeclaration``, a key
+        /// path that reads no single `@Managed` property).
         ///
         /// Corresponds to Xcode's model validation of constraints.
         public static let invalidConstraint = Code(rawValue: 11)
@@ -104,12 +107,13 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
         public static let entityClassMismatch = Code(rawValue: 16)
 
         /// A ``Managed`` property of a class a model is made from has a Swift type no attribute
-        /// type or relationship holds, or attribute arguments on a relationship.
+        /// type or relationship holds, attribute arguments on a relationship, or
+        /// ``ManagedOptions/noInverse`` on an attribute.
         ///
         /// Corresponds to SwiftData's error for a `@Model` property of an unsupported type.
         public static let unsupportedPropertyType = Code(rawValue: 17)
         /// A relationship of a class a model is made from names no inverse, and no relationship
-        /// of its destination names it.
+        /// of its destination names it, and it is not declared ``ManagedOptions/noInverse``.
         ///
         /// Corresponds to Xcode's "has no inverse" model warning; differences: an error here.
         public static let missingInverse = Code(rawValue: 18)

@@ -32,6 +32,20 @@ public struct ManagedOptions: OptionSet, Sendable {
     ///
     /// Corresponds to `NSPropertyDescription.isTransient`.
     public static let transient = ManagedOptions(rawValue: 1 << 1)
+    /// No two objects of the entity (and its subentities) may hold the same value in the
+    /// property: a uniqueness constraint on it alone. Constraints over several properties are
+    /// named by ``EntityDeclaration/uniquenessConstraints``.
+    ///
+    /// Corresponds to an `NSEntityDescription.uniquenessConstraints` element of one property, or
+    /// to SwiftData's `@Attribute(.unique)`.
+    public static let unique = ManagedOptions(rawValue: 1 << 2)
+    /// The relationship has no inverse: the model made from classes looks for none, and no
+    /// relationship of the destination may name it. Nothing keeps the destination side in step:
+    /// see ``ManagedObjectModel/init(classes:fetchRequestTemplates:configurations:)``.
+    ///
+    /// Corresponds to a relationship whose inverse is "No Inverse" in Xcode's model editor
+    /// (which warns about it).
+    public static let noInverse = ManagedOptions(rawValue: 1 << 3)
 }
 
 extension Managed where Value: Sendable {
@@ -50,7 +64,8 @@ extension Managed where Value: Sendable {
     /// ```
     ///
     /// - Parameters:
-    ///   - options: ``ManagedOptions/required`` and ``ManagedOptions/transient``.
+    ///   - options: ``ManagedOptions/required``, ``ManagedOptions/transient`` and
+    ///     ``ManagedOptions/unique``.
     ///   - minimum: The smallest value allowed, for numbers and dates.
     ///   - maximum: The largest value allowed, for numbers and dates.
     ///   - minimumLength: The fewest characters (strings) or bytes (binary data) allowed.
@@ -93,7 +108,8 @@ extension Managed where Value: RelationshipValue {
     ///
     /// The destination and the kind follow the Swift type: `Department?` is to-one, `Set<Employee>`
     /// to-many, `[Employee]` ordered to-many. Name the inverse on one side or both; a relationship
-    /// whose inverse neither side names makes the model throw ``ModelError/Code/missingInverse``.
+    /// whose inverse neither side names makes the model throw ``ModelError/Code/missingInverse``,
+    /// unless it is declared ``ManagedOptions/noInverse``.
     ///
     /// ```swift
     /// final class Department: ManagedObject {
@@ -102,7 +118,8 @@ extension Managed where Value: RelationshipValue {
     /// ```
     ///
     /// - Parameters:
-    ///   - options: ``ManagedOptions/required`` and ``ManagedOptions/transient``.
+    ///   - options: ``ManagedOptions/required``, ``ManagedOptions/transient`` and
+    ///     ``ManagedOptions/unique`` (a to-one relationship).
     ///   - inverse: The relationship of the destination class that points back.
     ///   - deleteRule: What happens to the destination objects when the object is deleted.
     ///   - minCount: The fewest objects a to-many relationship may hold when saved.
@@ -132,7 +149,11 @@ extension Managed where Value: RelationshipValue {
     /// classes.
     ///
     /// The parameters are those of ``init(_:inverse:deleteRule:minCount:maxCount:renamingIdentifier:versionHashModifier:userInfo:)``
-    /// without the inverse.
+    /// without the inverse. Declare a relationship that has none ``ManagedOptions/noInverse``:
+    ///
+    /// ```swift
+    /// @Managed(.noInverse) var favorites: Set<Product>
+    /// ```
     ///
     /// Corresponds to the relationship inspector of Xcode's model editor; differences: read once
     /// per class by reflection.
