@@ -75,7 +75,8 @@ extension CodingUserInfoKey {
 /// nor defaulted throws a `DecodingError`) and keeps the values. ``insert(into:)`` then makes the
 /// objects, all of them or, when one reference cannot be resolved, none.
 ///
-/// A payload is the object's keys: attributes as values of their types, relationships as the
+/// A payload is the object's persistent keys (a transient property's key is refused, as
+/// encoding leaves it out): attributes as values of their types, relationships as the
 /// URI of an existing object's ID (what encoding a managed object writes) or as a nested object
 /// to insert too, an array of these for a to-many relationship. `"@entity"` names a subentity;
 /// `"@id"` is ignored, so a payload encoded from a managed object imports as a new object.
@@ -95,8 +96,8 @@ public struct ManagedObjectPayload<Object: ManagedObject>: Decodable {
     /// Decodes the payload of an object of the entity the decoder's model gives `Object`.
     ///
     /// - Throws: `DecodingError.dataCorrupted` when `userInfo[.managedObjectModel]` holds no
-    ///   model, the model gives `Object` no single entity, or a key is not modeled;
-    ///   `keyNotFound`, `typeMismatch` and `valueNotFound` for missing and mistyped values.
+    ///   model, the model gives `Object` no single entity, or a key is not modeled or names a
+    ///   transient property; `keyNotFound`, `typeMismatch` and `valueNotFound` for missing and mistyped values.
     ///
     /// Corresponds to nothing in Core Data.
     public init(from decoder: any Decoder) throws {
@@ -204,18 +205,26 @@ struct StagedObject {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: container.codingPath, debugDescription: "\(entity.name) is abstract; name a subentity with \"@entity\""))
         }
-        for key in container.allKeys
-        where entity.propertiesByName[key.stringValue] == nil && key != .entityKey && key != .identifier {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: container, debugDescription: "\(entity.name) models no property '\(key.stringValue)'")
+        for key in container.allKeys where key != .entityKey && key != .identifier {
+            guard let property = entity.propertiesByName[key.stringValue] else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: container, debugDescription: "\(entity.name) models no property '\(key.stringValue)'")
+            }
+            // Encoding leaves transient properties out; a payload that sets one is not what an
+            // object encodes to, and setting in-memory state from outside is refused, not dropped.
+            if property.isTransient {
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: container,
+                    debugDescription: "\(entity.name).\(key.stringValue) is transient: it is neither encoded nor decoded")
+            }
         }
         var values: [(key: String, value: Value, codingPath: [any CodingKey])] = []
-        for property in entity.properties {
+        for property in entity.properties where !property.isTransient {
             let key = GraphCodingKey(property.name)
             let path = container.codingPath + [key]
             guard container.contains(key) else {
                 let defaulted = (property as? AttributeDescription)?.defaultValue != nil
-                if property.isOptional || defaulted || property.isTransient { continue }
+                if property.isOptional || defaulted { continue }
                 throw DecodingError.keyNotFound(
                     key, .init(codingPath: container.codingPath, debugDescription: "\(entity.name).\(property.name) is required"))
             }
