@@ -55,8 +55,11 @@ extension ManagedObjectContext {
     /// ```
     /// Notifications posted while the consumer is busy wait in a buffer that keeps the newest
     /// 100 by default (older ones are dropped); pass `bufferingPolicy` to keep the oldest
-    /// instead, another count, or all of them. The sequence ends, and stops listening, when the
-    /// consuming task is cancelled; it holds the notification center, not the context.
+    /// instead, another count, or all of them (`.unbounded`).
+    ///
+    /// The sequence ends, and stops listening, when the context goes away (after the
+    /// notifications already buffered) or when the consuming task is cancelled (at once, leaving
+    /// what is buffered). It does not keep the context alive: it holds the notification center.
     ///
     /// Corresponds to `NotificationCenter.notifications(named:object:)` for
     /// `NSManagedObjectContextObjectsDidChange`; differences: it yields object IDs.
@@ -87,7 +90,12 @@ extension ManagedObjectContext {
             continuation.yield(ContextChanges(notification))
         }
         let registration = NotificationRegistration(token)
-        continuation.onTermination = { _ in center.removeObserver(registration.token) }
+        let streams = notificationStreams
+        let number = streams.add { continuation.finish() }
+        continuation.onTermination = { [weak streams] _ in
+            center.removeObserver(registration.token)
+            streams?.remove(number)
+        }
         return stream
     }
 }

@@ -101,6 +101,8 @@ public final class ManagedObjectContext {
     /// The parent, children and renamed IDs of a chain of contexts (see
     /// `init(parent:notificationCenter:)`).
     var chain = ContextChain()
+    /// The open streams of `objectChanges()` and `saves()`, finished when the context goes.
+    let notificationStreams = ContextNotificationStreams()
 
     /// Creates a context that saves to `coordinator`'s stores.
     ///

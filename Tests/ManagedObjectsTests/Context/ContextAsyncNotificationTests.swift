@@ -88,6 +88,74 @@ import Testing
         #expect(await iterator.next() == ContextChanges(insertedObjectIDs: [grace.objectID]))
     }
 
+    @Test func aSlowConsumerKeepsTheOldestByPolicy() async throws {
+        let stack = try ManagedTestStack()
+        let changes: AsyncStream<ContextChanges>
+        var ids: [ManagedObjectID] = []
+        do {
+            let context = stack.makeContext()
+            changes = context.objectChanges(bufferingPolicy: .bufferingOldest(2))
+            for name in ["Ada", "Grace", "Alan"] {
+                ids.append(stack.employee(name, in: context).objectID)
+                context.processPendingChanges()
+            }
+        }
+        var received: [ContextChanges] = []
+        for await change in changes { received.append(change) }
+        #expect(received == ids.prefix(2).map { ContextChanges(insertedObjectIDs: [$0]) })
+    }
+
+    @Test func theSequencesFinishWhenTheContextGoesAwayAfterWhatIsBuffered() async throws {
+        let stack = try ManagedTestStack()
+        weak var weakContext: ManagedObjectContext?
+        let saves: AsyncStream<ContextChanges>
+        let changes: AsyncStream<ContextChanges>
+        do {
+            let context = stack.makeContext()
+            weakContext = context
+            saves = context.saves()
+            changes = context.objectChanges(bufferingPolicy: .unbounded)
+            _ = stack.employee("Ada", in: context)
+            try context.save()
+        }
+        #expect(weakContext == nil)
+        var savesIterator = saves.makeAsyncIterator()
+        #expect(await savesIterator.next()?.insertedObjectIDs.count == 1)
+        #expect(await savesIterator.next() == nil)
+        var count = 0
+        for await _ in changes { count += 1 }
+        #expect(count >= 1, "the insert's change was buffered before the context went")
+    }
+
+    @Test func aWaitingConsumerEndsWhenTheContextGoesAway() async throws {
+        let stack = try ManagedTestStack()
+        var context: ManagedObjectContext? = stack.makeContext()
+        let saves = try #require(context?.saves())
+        let consumer = Task {
+            var count = 0
+            for await _ in saves { count += 1 }
+            return count
+        }
+        // Let the consumer start waiting, then release the context.
+        await Task.yield()
+        context = nil
+        #expect(await consumer.value == 0)
+    }
+
+    @Test func aStreamCancelledBeforeItsContextGoesIsForgotten() async throws {
+        let stack = try ManagedTestStack()
+        let context = stack.makeContext()
+        let consumer = Task { [saves = context.saves()] in
+            for await _ in saves {}
+        }
+        consumer.cancel()
+        await consumer.value
+        let open = context.objectChanges()
+        // One stream left open: the cancelled one has left the context's list.
+        #expect(context.notificationStreams.count == 1)
+        withExtendedLifetime(open) {}
+    }
+
     @Test func aStreamDoesNotKeepItsContextAlive() throws {
         let stack = try ManagedTestStack()
         weak var weakContext: ManagedObjectContext?
