@@ -176,9 +176,12 @@ extension KeyValueCodingKeyPaths {
     /// `\Employee.salary`.
     ///
     /// Works for key paths of one component that name an ``Attribute``, a ``CustomAttribute``
-    /// (without calling its accessors), a ``Relationship`` or a ``Derived`` key. The answer is cached per class. Limitation: for a key path rooted at a
+    /// (without calling its accessors), a ``Relationship`` or a ``Derived`` key, or, on a managed
+    /// object, a `@Managed` property (found on a prototype of the class: the object is not
+    /// written). The answer is cached per class. Limitation: for a key path rooted at a
     /// subclass, a computed property of the subclass that only forwards to one inherited declared
-    /// property of the same type is taken for that property.
+    /// property of the same type is taken for that property, as is, on a managed object, a
+    /// settable computed property of the same type that reads and writes one `@Managed` property.
     ///
     /// - Throws: ``KeyValueCodingError/Code/unmappableKeyPath`` for any other key path.
     ///
@@ -186,11 +189,17 @@ extension KeyValueCodingKeyPaths {
     /// on Apple platforms.
     public func key<Value>(for keyPath: KeyPath<Self, Value>) throws -> String {
         if let key = propertyTable.cachedKey(for: keyPath) { return key }
+        let resolving = Self.self as? any DeclaredKeyResolving.Type
+        if let resolving, let key = resolving.declaredKey(for: keyPath) {
+            propertyTable.cacheKey(key, for: keyPath)
+            return key
+        }
         let probe = ObservationState.probe()
         let saved = observationState
         observationState = probe
         defer { observationState = saved }
-        if let writable = keyPath as? ReferenceWritableKeyPath<Self, Value> {
+        // A class that resolves keys itself may store what a probe writes: it is only read.
+        if resolving == nil, let writable = keyPath as? ReferenceWritableKeyPath<Self, Value> {
             let value = self[keyPath: writable]
             self[keyPath: writable] = value
         } else {
