@@ -67,6 +67,14 @@ final class CCUniqueToManyItem: ManagedObject {
     @Managed var owner: CCUniqueToMany?
 }
 
+final class CCSeat: ManagedObject {
+    @Managed(.unique, inverse: \CCTicket.seat) var ticket: CCTicket?
+}
+
+final class CCTicket: ManagedObject {
+    @Managed var seat: CCSeat?
+}
+
 /// Uniqueness constraints of a model made from classes are those of the same model written
 /// with the builder or read from an Xcode model file, and stores enforce them alike.
 @Suite struct ClassModelConstraintTests {
@@ -153,5 +161,10 @@ final class CCUniqueToManyItem: ManagedObject {
             _ = try ManagedObjectModel(classes: [CCUniqueToMany.self, CCUniqueToManyItem.self])
         }
         #expect(error?.code == .invalidConstraint)
+    }
+
+    @Test func aUniqueToOneRelationshipIsAConstraint() throws {
+        let model = try ManagedObjectModel(classes: [CCSeat.self, CCTicket.self])
+        #expect(model.entity(named: "CCSeat")?.uniquenessConstraints == [["ticket"]])
     }
 }
