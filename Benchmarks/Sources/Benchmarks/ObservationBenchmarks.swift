@@ -3,10 +3,9 @@ import ModelObjects
 import PlainModels
 import SampleModels
 
-/// The Observation framework's side of model objects: typed accessors of a class that tracks
-/// Observation access, and sets of objects a tracking scope has read, beside the same work on
-/// an `@Observable` class. (The typed get and set of a class that does not track, against a
-/// plain stored property, are in the key-value coding group.)
+/// The Observation framework's side of model objects: typed reads outside tracking scopes, and
+/// sets of objects a tracking scope has read, beside the same work on an `@Observable` class.
+/// (The typed get and set against a plain stored property are in the key-value coding group.)
 enum ObservationBenchmarks: BenchmarkGroup {
     static let title = "Observation"
 
@@ -23,7 +22,7 @@ enum ObservationBenchmarks: BenchmarkGroup {
         }
         return [
             Benchmark(
-                name: "typed get, class tracking Observation access, outside a tracking scope",
+                name: "typed get outside a tracking scope",
                 target: .ratio(1.2),
                 baselineDescription: "an `@Observable` class's getter",
                 measured: { iterations in
@@ -70,9 +69,8 @@ enum ObservationBenchmarks: BenchmarkGroup {
     }
 }
 
-/// `Employee`, tracking Observation access.
+/// An employee with only the salary, as `ObservablePlainEmployee` has.
 final class TrackedEmployee: ModelObject {
-    override class var tracksObservationAccess: Bool { true }
     @Attribute var salary = 0.0
 }
 

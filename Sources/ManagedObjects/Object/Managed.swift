@@ -67,7 +67,9 @@ public struct Managed<Value>: ManagedStorage {
         get {
             var index = object[keyPath: storageKeyPath].index
             if index < 0 { index = resolveIndex(in: object, storage: storageKeyPath) }
-            if object.propertyTable.tracksObservationAccess { object.trackObservationAccess(at: index, keyPath: wrappedKeyPath) }
+            if ObservationTrackingScope.mayBeActive, object.propertyTable.tracksObservationAccess {
+                object.trackObservationAccess(at: index, keyPath: wrappedKeyPath)
+            }
             return managedValue(in: object, at: index)
         }
         set {

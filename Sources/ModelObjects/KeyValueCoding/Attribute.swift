@@ -41,7 +41,7 @@ public struct Attribute<Value>: StoredPropertyStorage {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Attribute>
     ) -> Value {
         get {
-            if object.propertyTable.tracksObservationAccess {
+            if ObservationTrackingScope.mayBeActive {
                 object.trackObservationAccess(
                     atOffset: ModelObject.storageOffset(of: storageKeyPath, in: object), keyPath: wrappedKeyPath)
             }

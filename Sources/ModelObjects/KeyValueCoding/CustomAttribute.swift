@@ -102,7 +102,7 @@ public struct CustomAttribute<Object: ModelObject, Value>: PropertyStorage {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, CustomAttribute>
     ) -> Value {
         get {
-            if object.propertyTable.tracksObservationAccess {
+            if ObservationTrackingScope.mayBeActive {
                 object.trackObservationAccess(
                     atOffset: ModelObject.storageOffset(of: storageKeyPath, in: object), keyPath: wrappedKeyPath)
             }

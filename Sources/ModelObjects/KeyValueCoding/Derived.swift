@@ -47,7 +47,7 @@ public struct Derived<Object: ModelObject, Value>: PropertyStorage {
                 object.recordDerivedProbe(
                     at: ModelObject.storageOffset(of: storageKeyPath, in: object), wrappedKeyPath: wrappedKeyPath)
             }
-            if object.propertyTable.tracksObservationAccess {
+            if ObservationTrackingScope.mayBeActive {
                 object.trackObservationAccess(
                     atOffset: ModelObject.storageOffset(of: storageKeyPath, in: object), keyPath: wrappedKeyPath)
             }

@@ -212,8 +212,8 @@ package final class PropertyTable: Sendable {
     /// notifications go to the tracker too.
     package let tracksChanges: Bool
 
-    /// The class's ``ModelObject/tracksObservationAccess``: whether typed getters look for an
-    /// Observation tracking scope.
+    /// The class's ``ModelObject/tracksObservationAccess``: whether typed getters register with
+    /// an Observation tracking scope.
     @usableFromInline package let tracksObservationAccess: Bool
 
     private init(descriptors: [PropertyDescriptor], tracksChanges: Bool, tracksObservationAccess: Bool) {

@@ -40,7 +40,7 @@ public struct Relationship<Value: RelationshipValue>: StoredPropertyStorage {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Relationship>
     ) -> Value {
         get {
-            if object.propertyTable.tracksObservationAccess {
+            if ObservationTrackingScope.mayBeActive {
                 object.trackObservationAccess(
                     atOffset: ModelObject.storageOffset(of: storageKeyPath, in: object), keyPath: wrappedKeyPath)
             }

@@ -5,10 +5,9 @@ import Observation
 /// ``Attribute``, ``Relationship``, ``CustomAttribute`` or ``Derived`` (through the keys it
 /// depends on) registers it, and any change of it calls the tracking's `onChange`.
 ///
-/// A class takes part once it answers true to ``ModelObject/tracksObservationAccess``:
+/// Every model class takes part, as every `@Observable` class does:
 /// ```swift
 /// final class Employee: ModelObject {
-///     override class var tracksObservationAccess: Bool { true }
 ///     @Attribute var salary = 0.0
 /// }
 /// withObservationTracking {
@@ -23,26 +22,36 @@ import Observation
 /// undo. A set notifies even when the value is equal to the old one, as key-value observing
 /// does (an `@Observable` class skips equal values of `Equatable` types since Swift 6.2).
 ///
-/// Corresponds to the `@Observable` macro's conformance; differences: reads register only in
-/// classes that opt in, since looking for a tracking scope is the whole cost of an observable
-/// getter.
+/// Outside tracking scopes a typed getter costs one check of the thread's tracking pointer (a
+/// thread-local load on Linux) and registers nothing; a class opts out with
+/// ``ModelObject/tracksObservationAccess``.
+///
+/// Corresponds to the `@Observable` macro's conformance.
 extension ModelObject: Observable {}
 
 extension ModelObject {
     /// The object's tracked keys when the current thread is inside an Observation tracking
-    /// scope (made on first use), nil outside one. The probe's registrar, which the scope now
-    /// keeps its `onChange` in, stays with them, so the closure goes with the object.
+    /// scope (made on first use), nil outside one.
     package final func observationTrackedKeysIfTrackingScope() -> ObservationTrackedKeys? {
-        guard let probeRegistrar = ObservationTrackingProbe.enrolledRegistrar(),
-              let trackedKeys = observationTrackedKeysCreatingIfNeeded()
-        else { return nil }
-        trackedKeys.keep(probeRegistrar: probeRegistrar)
-        return trackedKeys
+        switch ObservationTrackingScope.isActive {
+        case true?:
+            return observationTrackedKeysCreatingIfNeeded()
+        case false?:
+            return nil
+        case nil:
+            // Only a probe can tell. Its registrar, which the scope now keeps its `onChange` in,
+            // stays with the tracked keys, so the closure goes with the object.
+            guard let probeRegistrar = ObservationTrackingProbe.enrolledRegistrar(),
+                  let trackedKeys = observationTrackedKeysCreatingIfNeeded()
+            else { return nil }
+            trackedKeys.keep(probeRegistrar: probeRegistrar)
+            return trackedKeys
+        }
     }
 
     /// Registers a typed read of the property whose wrapper lives at `offset` with the current
-    /// tracking scope, if there is one. Called by the wrappers' getters of classes that track
-    /// access.
+    /// tracking scope, if there is one. The wrappers' getters call it once
+    /// ``ObservationTrackingScope/mayBeActive`` says a scope may be active.
     ///
     /// The key path is an autoclosure: a getter that passed it as a value would make the key
     /// path object on every read, tracked or not.
@@ -50,11 +59,12 @@ extension ModelObject {
     final func trackObservationAccess<Object: ModelObject, Value>(
         atOffset offset: Int, keyPath: @autoclosure () -> KeyPath<Object, Value>
     ) {
-        if let trackedKeys = trackedKeysIfTracked, let descriptor = propertyTable.descriptor(atOffset: offset),
-           descriptor.kind != .derived {
-            // An object already tracked asks its own registrar, whose `access` records the read
-            // in a scope and does nothing outside one: no probe, whose registrar would join the
-            // scope's access list too.
+        guard propertyTable.tracksObservationAccess else { return }
+        if ObservationTrackingScope.reader == nil, let trackedKeys = trackedKeysIfTracked,
+           let descriptor = propertyTable.descriptor(atOffset: offset), descriptor.kind != .derived {
+            // Without a direct answer, an object already tracked asks its own registrar, whose
+            // `access` records the read in a scope and does nothing outside one: no probe,
+            // whose registrar would join the scope's access list too.
             trackedKeys.access(self, key: descriptor.key, path: TypedObservationKeyPath(keyPath: keyPath()))
             return
         }

@@ -6,13 +6,11 @@ import Testing
 import ModelObjects
 
 final class ObservedTeam: ManagedObject {
-    override class var tracksObservationAccess: Bool { true }
     @Managed var name: String?
     @Managed var members: Set<ObservedMember>
 }
 
 final class ObservedMember: ManagedObject {
-    override class var tracksObservationAccess: Bool { true }
     @Managed var name: String?
     @Managed var salary: Double
     @Managed var team: ObservedTeam?
@@ -30,7 +28,7 @@ private func tracking<T>(_ count: ChangeCount, _ apply: () -> T) -> T {
     withObservationTracking(apply, onChange: { count.increment() })
 }
 
-/// A store and two contexts over a team/member model whose classes track Observation access.
+/// A store and two contexts over a team/member model.
 private struct ObservedStack {
     let coordinator: PersistentStoreCoordinator
     let context: ManagedObjectContext

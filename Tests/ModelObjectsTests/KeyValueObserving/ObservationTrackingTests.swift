@@ -18,7 +18,6 @@ func tracking<T>(_ counter: TrackingCounter, _ apply: () -> T) -> T {
 }
 
 final class TrackedStaff: ModelObject {
-    override class var tracksObservationAccess: Bool { true }
     @Attribute var firstName = ""
     @Attribute var lastName = ""
     @Attribute var salary = 0.0
@@ -41,19 +40,18 @@ final class TrackedStaff: ModelObject {
 }
 
 final class TrackedTeam: ModelObject {
-    override class var tracksObservationAccess: Bool { true }
     @Attribute var name = ""
     @Relationship var members: [TrackedStaff] = []
     @Relationship var tags: Set<TrackedTag> = []
 }
 
 final class TrackedTag: ModelObject {
-    override class var tracksObservationAccess: Bool { true }
     @Attribute var label = ""
 }
 
-/// A class that keeps the default: its reads do not register.
+/// A class that opts out: its reads do not register.
 final class UntrackedStaff: ModelObject {
+    override class var tracksObservationAccess: Bool { false }
     @Attribute var salary = 0.0
 }
 
@@ -224,7 +222,7 @@ final class UntrackedStaff: ModelObject {
         #expect(ada.observationState == nil)
     }
 
-    @Test func classesThatDoNotOptInStayOnTheFastPath() {
+    @Test func classesThatOptOutStayOnTheFastPath() {
         let plain = UntrackedStaff()
         let counter = TrackingCounter()
         tracking(counter) { _ = plain.salary }
@@ -260,11 +258,75 @@ final class UntrackedStaff: ModelObject {
             let ada = staff(), captured = Captured()
             weakCaptured = captured
             weakStaff = ada
-            // The first read of an object not yet tracked is the one that probes for the scope.
             withObservationTracking { _ = ada.firstName } onChange: { _ = captured }
         }
         #expect(weakStaff == nil)
         #expect(weakCaptured == nil)
+    }
+
+    @Test func onChangeIsReleasedOnceItFired() {
+        final class Captured: Sendable {}
+        weak var weakCaptured: Captured?
+        let ada = staff()
+        do {
+            let captured = Captured()
+            weakCaptured = captured
+            withObservationTracking { _ = ada.salary } onChange: { _ = captured }
+        }
+        #expect(weakCaptured != nil)
+        ada.salary = 1
+        #expect(weakCaptured == nil)
+    }
+
+    @Test func manyReadsOutsideScopesAfterATrackingRegisterNothingMore() {
+        let ada = staff()
+        let counter = TrackingCounter()
+        tracking(counter) { _ = ada.salary }
+        ada.salary = 1
+        #expect(counter.count == 1)
+        // The tracking ended with its onChange: later reads and sets reach no scope.
+        for index in 0..<1_000 {
+            _ = ada.salary
+            ada.salary = Double(index)
+        }
+        #expect(counter.count == 1)
+    }
+
+    // MARK: Finding the tracking scope
+
+    @Test func trackingScopeIsFoundOnlyInsideScopesOfTheCurrentThread() {
+        #if os(Linux) && canImport(Glibc)
+        // On glibc the thread's tracking pointer is read directly, not probed.
+        #expect(ObservationTrackingScope.reader != nil)
+        #endif
+        guard ObservationTrackingScope.reader != nil else { return }
+        #expect(ObservationTrackingScope.isActive == false)
+        #expect(!ObservationTrackingScope.mayBeActive)
+        var answers: [Bool?] = []
+        final class Answer: Sendable { let value = Mutex<Bool?>(nil) }
+        let otherThread = Answer()
+        withObservationTracking {
+            answers.append(ObservationTrackingScope.isActive)
+            withObservationTracking { answers.append(ObservationTrackingScope.isActive) } onChange: {}
+            answers.append(ObservationTrackingScope.isActive)
+            let done = DispatchSemaphore(value: 0)
+            let thread = Thread {
+                otherThread.value.withLock { $0 = ObservationTrackingScope.isActive }
+                done.signal()
+            }
+            thread.start()
+            done.wait()
+        } onChange: {}
+        #expect(answers == [true, true, true])
+        #expect(otherThread.value.withLock { $0 } == false)
+        #expect(ObservationTrackingScope.isActive == false)
+    }
+
+    @Test func probeFindsTheScopeWithoutTheThreadLocal() {
+        #expect(ObservationTrackingProbe.enrolledRegistrar() == nil)
+        let enrolled = withObservationTracking { ObservationTrackingProbe.enrolledRegistrar() != nil } onChange: {}
+        #expect(enrolled)
+        #expect(ObservationTrackingProbe.enrolledRegistrar() == nil)
     }
 
     // MARK: A SwiftUI-style render loop
