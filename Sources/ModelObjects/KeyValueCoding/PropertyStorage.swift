@@ -90,15 +90,25 @@ extension ModelObject {
     ) {
         let address = Unmanaged.passUnretained(self).toOpaque() + offset
         let handled: Void? = propertyTable.withDescriptor(atOffset: offset) { descriptor in
-            guard let state = observationState else {
+            guard let unretainedState = observationState.map(Unmanaged.passUnretained) else {
                 store(address)
                 return
             }
-            if state.isProbe {
-                state.recordProbe(descriptor.key, keyPath: wrappedKeyPath())
-                return
+            unretainedState._withUnsafeGuaranteedRef { state in
+                if state.isProbe {
+                    state.recordProbe(descriptor.key, keyPath: wrappedKeyPath())
+                } else if state.trackedKeys != nil {
+                    // A state with tracked keys stays until the object goes (see
+                    // `ObservationState.isEmpty`), so the change borrows it without reference
+                    // counting, which costs as much as the rest of a set that trackings follow.
+                    changeValue(forKey: descriptor.key, descriptor: descriptor, state: state) { store(address) }
+                } else {
+                    // Key-value observers removing themselves during the change may drop the
+                    // state: the change keeps it.
+                    let retainedState = unretainedState.takeUnretainedValue()
+                    changeValue(forKey: descriptor.key, descriptor: descriptor, state: retainedState) { store(address) }
+                }
             }
-            changeValue(forKey: descriptor.key, descriptor: descriptor, state: state) { store(address) }
         }
         if handled == nil { store(address) }
     }

@@ -170,13 +170,17 @@ package final class ObservationState {
     ) rethrows -> Bool {
         guard hasSubscriptions.load(ordering: .acquiring), let snapshot = lock.withLock({ registry.snapshot(forKey: key) })
         else {
-            guard let trackedKeys else {
+            // Tracked keys, once made, stay as long as the state: borrowed without reference
+            // counting.
+            guard let trackedKeys = trackedKeys.map(Unmanaged.passUnretained) else {
                 try body()
                 return true
             }
-            trackedKeys.willSet(object, key: key)
-            defer { trackedKeys.didSet(object, key: key) }
-            try body()
+            try trackedKeys._withUnsafeGuaranteedRef { trackedKeys in
+                trackedKeys.willSet(object, key: key)
+                defer { trackedKeys.didSet(object, key: key) }
+                try body()
+            }
             return true
         }
         guard !snapshot.summary.contains(.needsRecords) else { return false }

@@ -14,7 +14,10 @@ package final class ObservationTrackedKeys {
     /// (a ``Derived`` key's dependencies). A key read both ways has two slots; a change of the
     /// key goes to both. Objects are read under few keys, so a scan beats hashing.
     @exclusivity(unchecked) private var keys: [String] = []
-    @exclusivity(unchecked) private var paths: [any ObservationKeyPath] = []
+    @exclusivity(unchecked) private var paths: [ObservationTrackedPath] = []
+    /// `paths` again, unretained (`paths` keeps them): a change calls them without reference
+    /// counting, which was most of the cost of a set that trackings follow.
+    @exclusivity(unchecked) private var unretainedPaths: [Unmanaged<ObservationTrackedPath>] = []
     /// Probe registrars retired by scopes that read the object: each holds such a scope's
     /// `onChange` until it fires, and lets it go when the object goes (see
     /// ``ObservationTrackingProbe``).
@@ -25,91 +28,109 @@ package final class ObservationTrackedKeys {
         probeRegistrars.append(probeRegistrar)
     }
 
-    /// Registers a read of `key` under `path` with the current tracking scope.
-    func access(_ object: ModelObject, key: String, path: some ObservationKeyPath) {
-        let known = keys.indices.contains { keys[$0] == key && paths[$0].anyKeyPath == path.anyKeyPath }
-        if !known {
-            keys.append(key)
-            paths.append(path)
-        }
-        path.access(registrar, object)
+    /// Registers a read of `key`, a property of `Object` read through its own key path, with
+    /// the current tracking scope.
+    func access<Object: ModelObject, Value>(_ object: ModelObject, key: String, keyPath: KeyPath<Object, Value>) {
+        if !isTracked(key, under: keyPath) { add(key, TypedObservationTrackedPath(keyPath: keyPath)) }
+        registrar.access(unsafeDowncast(object, to: Object.self), keyPath: keyPath)
+    }
+
+    /// Registers a read of `key` by string with the current tracking scope.
+    func access(_ object: ModelObject, key: String) {
+        let path = KeyedObservationTrackedPath(key: key)
+        if !isTracked(key, under: path.keyPath) { add(key, path) }
+        registrar.access(object, keyPath: path.keyPath)
+    }
+
+    private func isTracked(_ key: String, under keyPath: AnyKeyPath) -> Bool {
+        keys.indices.contains { keys[$0] == key && paths[$0].anyKeyPath == keyPath }
+    }
+
+    private func add(_ key: String, _ path: ObservationTrackedPath) {
+        keys.append(key)
+        paths.append(path)
+        unretainedPaths.append(Unmanaged.passUnretained(path))
     }
 
     /// Tells the trackings of `key` that it is about to change; nothing for a key never tracked.
     func willSet(_ object: ModelObject, key: String) {
-        for index in keys.indices where keys[index] == key { paths[index].willSet(registrar, object) }
+        for index in keys.indices where keys[index] == key {
+            unretainedPaths[index]._withUnsafeGuaranteedRef { $0.willSet(registrar, object) }
+        }
     }
 
     /// Tells the trackings of `key` that it changed.
     func didSet(_ object: ModelObject, key: String) {
-        for index in keys.indices where keys[index] == key { paths[index].didSet(registrar, object) }
+        for index in keys.indices where keys[index] == key {
+            unretainedPaths[index]._withUnsafeGuaranteedRef { $0.didSet(registrar, object) }
+        }
     }
 
     /// Tells every tracking of the object that all its keys are about to change.
     func willSetAll(_ object: ModelObject) {
-        for index in paths.indices { paths[index].willSet(registrar, object) }
+        for path in paths { path.willSet(registrar, object) }
     }
 
     /// Tells every tracking of the object that all its keys changed.
     func didSetAll(_ object: ModelObject) {
-        for index in paths.indices { paths[index].didSet(registrar, object) }
+        for path in paths { path.didSet(registrar, object) }
     }
 }
 
-/// A registrar key path whose root and value types are known to it, so that code holding only
-/// the object and the key can call the registrar's generic methods.
-protocol ObservationKeyPath {
-    var anyKeyPath: AnyKeyPath { get }
-    func access(_ registrar: ObservationRegistrar, _ object: ModelObject)
-    func willSet(_ registrar: ObservationRegistrar, _ object: ModelObject)
-    func didSet(_ registrar: ObservationRegistrar, _ object: ModelObject)
+/// A registrar key path of a tracked key. Each subclass knows its key path's root and value
+/// types, so that code holding only the object and the key can call the registrar's generic
+/// methods; the base class, never instantiated alone, calls nothing.
+class ObservationTrackedPath {
+    let anyKeyPath: AnyKeyPath
+
+    init(anyKeyPath: AnyKeyPath) {
+        self.anyKeyPath = anyKeyPath
+    }
+
+    func willSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {}
+
+    func didSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {}
 }
 
 /// A property's own key path, rooted at its declaring class (the object is an instance of it).
-struct TypedObservationKeyPath<Object: ModelObject, Value>: ObservationKeyPath {
+final class TypedObservationTrackedPath<Object: ModelObject, Value>: ObservationTrackedPath {
     let keyPath: KeyPath<Object, Value>
 
-    var anyKeyPath: AnyKeyPath { keyPath }
-
-    func access(_ registrar: ObservationRegistrar, _ object: ModelObject) {
-        registrar.access(unsafeDowncast(object, to: Object.self), keyPath: keyPath)
+    init(keyPath: KeyPath<Object, Value>) {
+        self.keyPath = keyPath
+        super.init(anyKeyPath: keyPath)
     }
 
-    func willSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {
+    override func willSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {
         registrar.willSet(unsafeDowncast(object, to: Object.self), keyPath: keyPath)
     }
 
-    func didSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {
+    override func didSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {
         registrar.didSet(unsafeDowncast(object, to: Object.self), keyPath: keyPath)
     }
 }
 
 /// The key path of a key read by string, `\ModelObject.[observedKey: "salary"]`: key paths
 /// with a subscript argument are equal when their arguments are, so each key has one.
-struct KeyedObservationKeyPath: ObservationKeyPath {
+final class KeyedObservationTrackedPath: ObservationTrackedPath {
     let keyPath: KeyPath<ModelObject, Int>
 
     init(key: String) {
         keyPath = \ModelObject.[observedKey: key]
+        super.init(anyKeyPath: keyPath)
     }
 
-    var anyKeyPath: AnyKeyPath { keyPath }
-
-    func access(_ registrar: ObservationRegistrar, _ object: ModelObject) {
-        registrar.access(object, keyPath: keyPath)
-    }
-
-    func willSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {
+    override func willSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {
         registrar.willSet(object, keyPath: keyPath)
     }
 
-    func didSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {
+    override func didSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {
         registrar.didSet(object, keyPath: keyPath)
     }
 }
 
 extension ModelObject {
-    /// The subscript behind ``KeyedObservationKeyPath``; never called (registrars only compare
+    /// The subscript behind ``KeyedObservationTrackedPath``; never called (registrars only compare
     /// key paths).
     fileprivate subscript(observedKey key: String) -> Int { 0 }
 }

@@ -65,13 +65,13 @@ extension ModelObject {
             // Without a direct answer, an object already tracked asks its own registrar, whose
             // `access` records the read in a scope and does nothing outside one: no probe,
             // whose registrar would join the scope's access list too.
-            trackedKeys.access(self, key: descriptor.key, path: TypedObservationKeyPath(keyPath: keyPath()))
+            trackedKeys.access(self, key: descriptor.key, keyPath: keyPath())
             return
         }
         guard let trackedKeys = observationTrackedKeysIfTrackingScope(),
               let descriptor = propertyTable.descriptor(atOffset: offset)
         else { return }
-        trackedKeys.access(self, key: descriptor.key, path: TypedObservationKeyPath(keyPath: keyPath()))
+        trackedKeys.access(self, key: descriptor.key, keyPath: keyPath())
         if descriptor.kind == .derived {
             for dependency in descriptor.dependencies { trackObservationAccess(toKeyPath: dependency) }
         }
@@ -93,7 +93,7 @@ extension ModelObject {
     package final func trackObservationAccess<Object: ModelObject, Value>(
         forKey key: String, keyPath: () -> KeyPath<Object, Value>
     ) {
-        observationTrackedKeysCreatingIfNeeded()?.access(self, key: key, path: TypedObservationKeyPath(keyPath: keyPath()))
+        observationTrackedKeysCreatingIfNeeded()?.access(self, key: key, keyPath: keyPath())
     }
 
     /// Registers a read of every key along `keyPath` (a derived key's dependency) on the
@@ -108,8 +108,7 @@ extension ModelObject {
             let name = String(key)
             var next: [ModelObject] = []
             for object in objects where object.propertyTable.tracksObservationAccess {
-                object.observationTrackedKeysCreatingIfNeeded()?.access(
-                    object, key: name, path: KeyedObservationKeyPath(key: name))
+                object.observationTrackedKeysCreatingIfNeeded()?.access(object, key: name)
                 guard !keys.isEmpty, let value = try? object.value(forKey: name) else { continue }
                 if let related = asModelObject(value) {
                     next.append(related)
