@@ -340,8 +340,7 @@ open class ModelObject: Hashable, CustomStringConvertible {
     /// ```
     ///
     /// Outside tracking scopes a typed getter only checks the thread's tracking pointer (see
-    /// the Performance article), so a class that answers false saves a nanosecond or two per
-    /// read, and reads inside scopes that should not depend on it stop registering. Reads by
+    /// the Performance article) and registers nothing, whatever the class answers. Reads by
     /// key (``value(forKey:)``) do not register. Read once per class, when its first instance
     /// is made.
     ///
