@@ -176,11 +176,7 @@ package final class ObservationState {
                 try body()
                 return true
             }
-            try trackedKeys._withUnsafeGuaranteedRef { trackedKeys in
-                trackedKeys.willSet(object, key: key)
-                defer { trackedKeys.didSet(object, key: key) }
-                try body()
-            }
+            try trackedKeys._withUnsafeGuaranteedRef { try $0.change(object, key: key, body) }
             return true
         }
         guard !snapshot.summary.contains(.needsRecords) else { return false }

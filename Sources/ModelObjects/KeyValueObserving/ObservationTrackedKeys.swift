@@ -52,6 +52,26 @@ package final class ObservationTrackedKeys {
         unretainedPaths.append(Unmanaged.passUnretained(path))
     }
 
+    /// Runs `body`, which changes `key`, between the notifications of the key's trackings;
+    /// just runs it for a key never tracked.
+    func change(_ object: ModelObject, key: String, _ body: () throws -> Void) rethrows {
+        var found: Int?
+        for index in keys.indices where keys[index] == key {
+            guard found == nil else {
+                // Tracked under two key paths (read both typed and by key).
+                willSet(object, key: key)
+                defer { didSet(object, key: key) }
+                try body()
+                return
+            }
+            found = index
+        }
+        guard let found else { return try body() }
+        // One registrar call for both notifications: each call from this unspecialized code
+        // looks up the class's conformance and retains the object.
+        try unretainedPaths[found]._withUnsafeGuaranteedRef { try $0.withMutation(registrar, object, body) }
+    }
+
     /// Tells the trackings of `key` that it is about to change; nothing for a key never tracked.
     func willSet(_ object: ModelObject, key: String) {
         for index in keys.indices where keys[index] == key {
@@ -90,6 +110,13 @@ class ObservationTrackedPath {
     func willSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {}
 
     func didSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {}
+
+    /// Runs `body` between ``willSet(_:_:)`` and ``didSet(_:_:)``.
+    func withMutation(_ registrar: ObservationRegistrar, _ object: ModelObject, _ body: () throws -> Void) rethrows {
+        willSet(registrar, object)
+        defer { didSet(registrar, object) }
+        try body()
+    }
 }
 
 /// A property's own key path, rooted at its declaring class (the object is an instance of it).
@@ -107,6 +134,12 @@ final class TypedObservationTrackedPath<Object: ModelObject, Value>: Observation
 
     override func didSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {
         registrar.didSet(unsafeDowncast(object, to: Object.self), keyPath: keyPath)
+    }
+
+    override func withMutation(
+        _ registrar: ObservationRegistrar, _ object: ModelObject, _ body: () throws -> Void
+    ) rethrows {
+        try registrar.withMutation(of: unsafeDowncast(object, to: Object.self), keyPath: keyPath, body)
     }
 }
 
