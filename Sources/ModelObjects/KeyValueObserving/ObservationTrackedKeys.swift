@@ -120,7 +120,11 @@ class ObservationTrackedPath {
 }
 
 /// A property's own key path, rooted at its declaring class (the object is an instance of it).
-final class TypedObservationTrackedPath<Object: ModelObject, Value>: ObservationTrackedPath {
+///
+/// Generic over an `Observable` class rather than a model class: the conformance is then one
+/// of the class's generic arguments, found once when the path is made, where a `ModelObject`
+/// parameter would look it up (`swift_getWitnessTable`) on every change.
+final class TypedObservationTrackedPath<Object: Observable & AnyObject, Value>: ObservationTrackedPath {
     let keyPath: KeyPath<Object, Value>
 
     init(keyPath: KeyPath<Object, Value>) {
