@@ -171,8 +171,7 @@ extension ManagedObjectContext {
 
     /// Saved objects first, then unsaved ones in the order they were inserted.
     private static func insertionOrder(of object: ManagedObject) -> UInt64 {
-        if case .temporary(let number) = object.objectID.key { return number }
-        return 0
+        object.objectID.key.temporaryNumber ?? 0
     }
 
     /// Finds saved records with given constrained values: by a fetch with the values as its

@@ -2,47 +2,152 @@
 /// object goes away when nobody else holds it (it removes itself in its `deinit`), so fetching a
 /// million objects and dropping them gives the memory back. The context's inserted, updated and
 /// deleted sets hold changed objects strongly.
+///
+/// An open-addressing table of object references alone (one word per slot): an object's key is
+/// its own ``ManagedObject/objectID``, so the table stores no copy of it, and finding a slot
+/// mixes the ID's number with one multiplication instead of running the standard hasher. Every
+/// object is registered under its current ID: the context takes an object out before changing
+/// its ID and puts it back after.
 struct ObjectRegistry {
-    private var objects: [ManagedObjectID: Unmanaged<ManagedObject>] = [:]
+    /// Power-of-two many slots (or none), at most three quarters used; linear probing.
+    private var slots: ContiguousArray<Unmanaged<ManagedObject>?> = []
+    /// The number of registered objects.
+    private(set) var count = 0
+
+    /// Mixed into every slot position, so that keys chosen to collide in one process do not in
+    /// another.
+    private static let seed = UInt64.random(in: .min ... .max) | 1
+
+    private static let minimumCapacity = 16
+
+    /// The slot where probing for `id` starts, in a table of `capacity` slots.
+    @inline(__always)
+    private static func home(of id: ManagedObjectID, capacity: Int) -> Int {
+        let mixed = (UInt64(bitPattern: id.key.number) ^ seed) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: (mixed ^ (mixed >> 29)) & UInt64(capacity - 1))
+    }
+
+    /// The slot holding the object registered under `id`, or nil.
+    @inline(__always)
+    private func slot(of id: ManagedObjectID) -> Int? {
+        guard count > 0 else { return nil }
+        let mask = slots.count - 1
+        var position = Self.home(of: id, capacity: slots.count)
+        while let entry = slots[position] {
+            if entry._withUnsafeGuaranteedRef({ $0.objectID == id }) { return position }
+            position = (position + 1) & mask
+        }
+        return nil
+    }
 
     /// The object registered under `id`.
     subscript(id: ManagedObjectID) -> ManagedObject? {
-        get { objects[id]?.takeUnretainedValue() }
-        set { objects[id] = newValue.map { Unmanaged.passUnretained($0) } }
+        get { slot(of: id).flatMap { slots[$0]?.takeUnretainedValue() } }
+        set {
+            if let object = newValue {
+                insert(object, id: id)
+            } else if let position = slot(of: id) {
+                removeSlot(at: position)
+            }
+        }
+    }
+
+    /// Registers `object`, whose ID is `id`, replacing the object registered under it.
+    private mutating func insert(_ object: ManagedObject, id: ManagedObjectID) {
+        if let position = slot(of: id) {
+            slots[position] = Unmanaged.passUnretained(object)
+            return
+        }
+        if (count + 1) * 4 > slots.count * 3 { resize(to: Swift.max(Self.minimumCapacity, slots.count * 2)) }
+        let mask = slots.count - 1
+        var position = Self.home(of: id, capacity: slots.count)
+        while slots[position] != nil { position = (position + 1) & mask }
+        slots[position] = Unmanaged.passUnretained(object)
+        count += 1
+    }
+
+    /// Empties the slot at `position`, moving later entries of its probe run back so that
+    /// every entry stays reachable from its home slot.
+    private mutating func removeSlot(at position: Int) {
+        let mask = slots.count - 1
+        var hole = position
+        var next = (position + 1) & mask
+        while let entry = slots[next] {
+            let home = entry._withUnsafeGuaranteedRef { Self.home(of: $0.objectID, capacity: slots.count) }
+            // The entry may move into the hole when its home is not cyclically in (hole, next].
+            if (next - home) & mask >= (next - hole) & mask {
+                slots[hole] = entry
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        slots[hole] = nil
+        count -= 1
+        // The table never shrinks by itself: once most objects have gone (a large fetch
+        // dropped), rebuild it at its new size so its memory comes back too. Amortized O(1): a
+        // rebuild follows at least seven removals per remaining object.
+        if slots.count > 4096 && count < slots.count / 8 { resize(to: Self.capacity(for: count)) }
+    }
+
+    /// Rehashes every entry into `capacity` slots.
+    private mutating func resize(to capacity: Int) {
+        let old = slots
+        slots = ContiguousArray(repeating: nil, count: capacity)
+        let mask = capacity - 1
+        for case let entry? in old {
+            var position = entry._withUnsafeGuaranteedRef { Self.home(of: $0.objectID, capacity: capacity) }
+            while slots[position] != nil { position = (position + 1) & mask }
+            slots[position] = entry
+        }
+    }
+
+    /// The smallest power of two that holds `count` entries at most three quarters full.
+    private static func capacity(for count: Int) -> Int {
+        var capacity = minimumCapacity
+        while capacity / 4 * 3 < count { capacity *= 2 }
+        return capacity
     }
 
     /// Every registered object, retained for the caller.
-    var values: [ManagedObject] { objects.values.map { $0.takeUnretainedValue() } }
+    var values: [ManagedObject] { slots.compactMap { $0?.takeUnretainedValue() } }
 
     /// Makes room for `capacity` objects in all, at least doubling the table when it grows
     /// (so that reserving again and again for a few more stays amortized O(1)).
     mutating func reserveCapacity(_ capacity: Int) {
-        guard capacity > objects.capacity else { return }
-        objects.reserveCapacity(Swift.max(capacity, objects.capacity * 2))
+        guard capacity * 4 > slots.count * 3 else { return }
+        resize(to: Swift.max(Self.capacity(for: capacity), slots.count * 2))
     }
-
-    /// The number of registered objects.
-    var count: Int { objects.count }
 
     /// Forgets `object` if it is the one registered under its ID; called from its `deinit`,
     /// so it must not retain it.
     mutating func remove(_ object: ManagedObject, id: ManagedObjectID) {
-        guard let position = objects.index(forKey: id),
-              objects[position].value.toOpaque() == Unmanaged.passUnretained(object).toOpaque()
-        else { return }
-        objects.remove(at: position)
-        // A dictionary never shrinks by itself: once most objects have gone (a large fetch
-        // dropped), rebuild the table at its new size so its memory comes back too. Amortized
-        // O(1): a rebuild follows at least seven removals per remaining object.
-        if objects.capacity > 4096 && objects.count < objects.capacity / 8 {
-            var smaller = [ManagedObjectID: Unmanaged<ManagedObject>](minimumCapacity: objects.count * 2)
-            for (key, value) in objects { smaller[key] = value }
-            objects = smaller
+        guard let position = slot(of: id), slots[position]?.toOpaque() == Unmanaged.passUnretained(object).toOpaque() else {
+            return
         }
+        removeSlot(at: position)
     }
 
     /// Forgets everything.
     mutating func removeAll() {
-        objects = [:]
+        slots = []
+        count = 0
+    }
+
+    /// Checks the table's invariants: the count matches, the load stays at most three
+    /// quarters, and every entry is reachable from its home slot with no empty slot between.
+    func checkInvariants() -> Bool {
+        guard !slots.isEmpty else { return count == 0 }
+        let mask = slots.count - 1
+        var seen = 0
+        for (position, entry) in slots.enumerated() {
+            guard let entry else { continue }
+            seen += 1
+            var probe = entry._withUnsafeGuaranteedRef { Self.home(of: $0.objectID, capacity: slots.count) }
+            while probe != position {
+                if slots[probe] == nil { return false }
+                probe = (probe + 1) & mask
+            }
+        }
+        return seen == count && count * 4 <= slots.count * 3
     }
 }

@@ -12,10 +12,42 @@ import Synchronization
 /// Corresponds to Core Data's `NSManagedObjectID`; differences: a `Sendable` value type, and
 /// equality compares the entity by name.
 public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
-    enum Key: Hashable, Sendable {
-        /// A number unique in the process (see ``temporaryIDs``).
-        case temporary(UInt64)
-        case permanent(storeIdentifier: String, primaryKey: Int64)
+    /// The store and number of an ID: the store's interned identity (nil for a temporary ID)
+    /// and the primary key, or the temporary number. Two words, so an ID is three, and
+    /// comparing or hashing one never touches a string.
+    struct Key: Hashable, Sendable {
+        /// The store's identity; interned and never freed, so it is held without reference
+        /// counting. Nil for a temporary ID.
+        unowned(unsafe) let store: StoreIdentity?
+        /// The primary key, or the temporary number's bits.
+        let number: Int64
+
+        /// A temporary key: a number unique in the process (see ``temporaryIDs``).
+        static func temporary(_ number: UInt64) -> Key {
+            Key(store: nil, number: Int64(bitPattern: number))
+        }
+
+        /// A permanent key naming the store by its identifier (interned here; stores that
+        /// make many IDs intern theirs once and use ``permanent(store:primaryKey:)``).
+        static func permanent(storeIdentifier: String, primaryKey: Int64) -> Key {
+            Key(store: StoreIdentity.interned(storeIdentifier), number: primaryKey)
+        }
+
+        /// A permanent key of the store with the interned identity `store`.
+        static func permanent(store: StoreIdentity, primaryKey: Int64) -> Key {
+            Key(store: store, number: primaryKey)
+        }
+
+        /// The temporary number, for a temporary key.
+        var temporaryNumber: UInt64? { store == nil ? UInt64(bitPattern: number) : nil }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.number == rhs.number && lhs.store === rhs.store
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(number)
+        }
     }
 
     /// The entity of the object.
@@ -51,24 +83,15 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     /// Whether the ID is temporary: the object has not been saved yet.
     ///
     /// Corresponds to Core Data's `NSManagedObjectID.isTemporaryID`.
-    public var isTemporaryID: Bool {
-        if case .temporary = key { return true }
-        return false
-    }
+    public var isTemporaryID: Bool { key.store == nil }
 
     /// The identifier of the store that holds the record; nil for a temporary ID.
     ///
     /// Corresponds to the identifier of Core Data's `NSManagedObjectID.persistentStore`.
-    public var storeIdentifier: String? {
-        if case .permanent(let store, _) = key { return store }
-        return nil
-    }
+    public var storeIdentifier: String? { key.store?.identifier }
 
     /// The row's primary key in its store; nil for a temporary ID.
-    public var primaryKey: Int64? {
-        if case .permanent(_, let primaryKey) = key { return primaryKey }
-        return nil
-    }
+    public var primaryKey: Int64? { key.store == nil ? nil : key.number }
 
     /// An archivable URI for the ID: `x-coredata://<store>/<Entity>/p<key>` for a permanent ID,
     /// `x-coredata:///<Entity>/t<process UUID>-<number>` for a temporary one.
@@ -77,9 +100,10 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     /// Corresponds to Core Data's `NSManagedObjectID.uriRepresentation()`.
     public func uriRepresentation() -> URL {
         let text: String
-        switch key {
-        case .temporary(let number): text = "x-coredata:///\(entity.name)/t\(Self.processIdentifier)-\(number)"
-        case .permanent(let store, let primaryKey): text = "x-coredata://\(store)/\(entity.name)/p\(primaryKey)"
+        if let store = key.store {
+            text = "x-coredata://\(store.identifier)/\(entity.name)/p\(key.number)"
+        } else {
+            text = "x-coredata:///\(entity.name)/t\(Self.processIdentifier)-\(UInt64(bitPattern: key.number))"
         }
         return URL(string: text) ?? URL(fileURLWithPath: "/")
     }
@@ -92,11 +116,41 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
         lhs.key == rhs.key && (lhs.entity === rhs.entity || lhs.entity.name == rhs.entity.name)
     }
 
-    /// Hashes the primary key or the temporary UUID (the entity name takes part in equality only).
+    /// Hashes the primary key or the temporary number (the entity and store take part in
+    /// equality only).
     public func hash(into hasher: inout Hasher) {
-        switch key {
-        case .temporary(let number): hasher.combine(number)
-        case .permanent(_, let primaryKey): hasher.combine(primaryKey)
+        hasher.combine(key.number)
+    }
+}
+
+/// A store identifier interned for the process: IDs hold it instead of the string, so that
+/// equal identifiers are one object and compare by identity. Interned identities are never
+/// freed (one per store identifier the process meets).
+final class StoreIdentity: Sendable {
+    /// The store's identifier.
+    let identifier: String
+
+    private init(identifier: String) {
+        self.identifier = identifier
+    }
+
+    private static let table = Mutex<[String: StoreIdentity]>([:])
+
+    /// The identity interned last: a store makes its IDs one after another with its own
+    /// identifier string, which compares equal to this one's without reading its characters.
+    private static let last = Atomic<Unmanaged<StoreIdentity>?>(nil)
+
+    /// The one identity of `identifier`.
+    static func interned(_ identifier: String) -> StoreIdentity {
+        // Interned identities are never freed, so the unretained one is always valid.
+        if let last = last.load(ordering: .acquiring)?.takeUnretainedValue(), last.identifier == identifier { return last }
+        let identity = table.withLock { table in
+            if let identity = table[identifier] { return identity }
+            let identity = StoreIdentity(identifier: identifier)
+            table[identifier] = identity
+            return identity
         }
+        last.store(Unmanaged.passUnretained(identity), ordering: .releasing)
+        return identity
     }
 }

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+@testable import ManagedObjects
+
+/// The registry finds every object under its current ID, through collisions, removals and
+/// resizes, and forgets only the object it was asked to forget.
+@Suite struct ObjectRegistryTests {
+    /// Unregistered objects of two entities whose IDs share numbers, so that their slots collide.
+    private func makeObjects(count: Int) throws -> [ManagedObject] {
+        let model = try makeTestModel()
+        let employee = try #require(model.entity(named: "Employee"))
+        let department = try #require(model.entity(named: "Department"))
+        return (0 ..< count).map { index in
+            let entity = index.isMultiple(of: 2) ? employee : department
+            let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+            object.objectID = ManagedObjectID(entity: entity, storeIdentifier: "S", primaryKey: Int64(index / 2))
+            return object
+        }
+    }
+
+    @Test func everyRegisteredObjectIsFoundUnderItsID() throws {
+        let objects = try makeObjects(count: 5_000)
+        var registry = ObjectRegistry()
+        for object in objects { registry[object.objectID] = object }
+        #expect(registry.count == objects.count)
+        #expect(registry.checkInvariants())
+        #expect(objects.allSatisfy { registry[$0.objectID] === $0 })
+        #expect(Set(registry.values.map(ObjectIdentifier.init)) == Set(objects.map(ObjectIdentifier.init)))
+    }
+
+    @Test func removingObjectsKeepsTheOthersReachable() throws {
+        let objects = try makeObjects(count: 3_000)
+        var registry = ObjectRegistry()
+        for object in objects { registry[object.objectID] = object }
+        for (index, object) in objects.enumerated() where index % 3 != 0 { registry[object.objectID] = nil }
+        #expect(registry.checkInvariants())
+        for (index, object) in objects.enumerated() {
+            #expect(registry[object.objectID] === (index % 3 == 0 ? object : nil))
+        }
+        #expect(registry.count == 1_000)
+    }
+
+    @Test func theTableShrinksOnceMostObjectsHaveGone() throws {
+        let objects = try makeObjects(count: 20_000)
+        var registry = ObjectRegistry()
+        registry.reserveCapacity(objects.count)
+        for object in objects { registry[object.objectID] = object }
+        for object in objects.dropFirst(100) { registry.remove(object, id: object.objectID) }
+        #expect(registry.count == 100)
+        #expect(registry.checkInvariants())
+        #expect(objects.prefix(100).allSatisfy { registry[$0.objectID] === $0 })
+    }
+
+    @Test func removeForgetsOnlyTheObjectRegisteredUnderTheID() throws {
+        let objects = try makeObjects(count: 2)
+        let stranger = objects[0].entity.managedObjectClass.init(entity: objects[0].entity, insertInto: nil)
+        stranger.objectID = objects[0].objectID
+        var registry = ObjectRegistry()
+        registry[objects[0].objectID] = objects[0]
+        registry.remove(stranger, id: stranger.objectID)
+        #expect(registry[objects[0].objectID] === objects[0])
+        registry[objects[0].objectID] = stranger
+        #expect(registry.count == 1)
+        #expect(registry[objects[0].objectID] === stranger)
+    }
+
+    @Test func aContextFindsItsObjectsAfterTheirIDsBecomePermanent() throws {
+        let stack = try ManagedTestStack()
+        let employees = (0 ..< 200).map { stack.employee("E\($0)") }
+        let temporaryIDs = employees.map(\.objectID)
+        try stack.context.save()
+        #expect(stack.context.registered.checkInvariants())
+        for (employee, temporary) in zip(employees, temporaryIDs) {
+            #expect(stack.context.registeredObject(for: employee.objectID) === employee)
+            #expect(stack.context.registeredObject(for: temporary) == nil)
+        }
+    }
+}
