@@ -246,7 +246,7 @@ struct ManagedDeclaration: @unchecked Sendable {
 /// Collects the arguments of ``Managed`` declarations while the model reader makes the
 /// prototype of a class.
 ///
-/// A wrapper holds one `Int`, its property index, so a declaration cannot keep its arguments:
+/// A wrapper holds one small integer, its property slot, so a declaration cannot keep its arguments:
 /// while a prototype is made, each declaring initializer records them here and leaves their
 /// number, as a negative index, in the wrapper, where the reader finds it. Outside of that, the
 /// initializers cost one atomic load.

@@ -44,8 +44,17 @@ import Synchronization
 /// Corresponds to Core Data's `@NSManaged` / `@dynamic` properties.
 @propertyWrapper
 public struct Managed<Value>: ManagedStorage {
-    /// The property's index in the entity, found on first use.
-    @usableFromInline var index = -1
+    /// One more than the property's index in the entity; 0 or less until found (on first use,
+    /// or when the object is made). Two bytes, not a word: every object carries one per
+    /// property, and a model with more properties than fit finds the index on every access.
+    @usableFromInline var slot: Int16 = 0
+
+    /// The property's index, negative until found; a prototype's wrapper holds its
+    /// declaration's number here (see `ManagedDeclarationRecorder`).
+    var index: Int {
+        get { Int(slot) - 1 }
+        set { slot = newValue < Int(Int16.max) ? Int16(exactly: newValue + 1) ?? 0 : 0 }
+    }
 
     /// Declares the property; it starts at the attribute's default value.
     public init() {}
@@ -65,7 +74,7 @@ public struct Managed<Value>: ManagedStorage {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Managed>
     ) -> Value {
         get {
-            var index = object[keyPath: storageKeyPath].index
+            var index = Int(object[keyPath: storageKeyPath].slot) - 1
             if index < 0 { index = resolveIndex(in: object, storage: storageKeyPath) }
             if ObservationTrackingScope.mayBeActive, object.propertyTable.tracksObservationAccess {
                 object.trackObservationAccess(at: index, keyPath: wrappedKeyPath)
@@ -73,7 +82,7 @@ public struct Managed<Value>: ManagedStorage {
             return managedValue(in: object, at: index)
         }
         set {
-            var index = object[keyPath: storageKeyPath].index
+            var index = Int(object[keyPath: storageKeyPath].slot) - 1
             if index < 0 {
                 index = resolveIndex(in: object, storage: storageKeyPath)
                 // A prototype read by `ManagedObjectModel(classes:)` keeps no values.
@@ -112,7 +121,7 @@ public struct Managed<Value>: ManagedStorage {
             preconditionFailure(
                 "@Managed var \(key) of \(Object.self): the entity \(object.entity.name) has no property '\(key)'")
         }
-        object[keyPath: storage].index = property.index
+        if let slot = Int16(exactly: property.index + 1) { object[keyPath: storage].slot = slot }
         return property.index
     }
 
@@ -150,13 +159,13 @@ public struct Managed<Value>: ManagedStorage {
 package protocol ManagedStorage {}
 
 extension ManagedObject {
-    /// Writes each ``Managed`` property's index into its wrapper, so typed accessors never look
-    /// their key up. A wrapper holds exactly one `Int`, its index.
+    /// Writes each ``Managed`` property's slot (its index plus one) into its wrapper, so typed
+    /// accessors never look their key up. A wrapper holds exactly one `Int16`, its slot.
     final func bindManagedProperties() {
         let bindings = ManagedFieldTable.bindings(for: type(of: self), entity: entity)
-        guard !bindings.isEmpty, MemoryLayout<Managed<Int>>.size == MemoryLayout<Int>.size else { return }
+        guard !bindings.isEmpty, MemoryLayout<Managed<Int>>.size == MemoryLayout<Int16>.size else { return }
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
-        for binding in bindings { (base + binding.offset).storeBytes(of: binding.index, as: Int.self) }
+        for binding in bindings { (base + binding.offset).storeBytes(of: binding.slot, as: Int16.self) }
     }
 
     /// Registers a typed read of the property at `index` with the current Observation tracking
@@ -287,19 +296,23 @@ enum ManagedFieldTable {
 
     private static let bindings = ClassEntityCache<[Binding]>()
 
-    /// Where a ``Managed`` field lives in an object, and the index of its property.
+    /// Where a ``Managed`` field lives in an object, and the slot (index plus one) of its
+    /// property.
     struct Binding: Sendable {
         var offset: Int
-        var index: Int
+        var slot: Int16
     }
 
-    /// Where each ``Managed`` field of `type` lives and the index of its property in `entity`;
-    /// fields the entity does not model are left out (their accessors stop with a message).
+    /// Where each ``Managed`` field of `type` lives and the slot of its property in `entity`;
+    /// fields the entity does not model are left out (their accessors stop with a message), and
+    /// so are properties whose index does not fit a slot (their accessors find it each time).
     static func bindings(for type: ManagedObject.Type, entity: EntityDescription) -> [Binding] {
         bindings.value(for: type, entity: entity) {
             _ = self.key(atOffset: -1, in: type)
             let table = tables.withLock { $0[ObjectIdentifier(type)] } ?? [:]
-            return table.compactMap { offset, name in entity.propertiesByName[name].map { Binding(offset: offset, index: $0.index) } }
+            return table.compactMap { offset, name in
+                entity.propertiesByName[name].flatMap { Int16(exactly: $0.index + 1) }.map { Binding(offset: offset, slot: $0) }
+            }
         }
     }
 

@@ -64,31 +64,32 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     @exclusivity(unchecked) package final var snapshot: ContiguousArray<Any?>?
     /// The record version `snapshot` came from; 0 for an object never saved.
     @exclusivity(unchecked) package final var snapshotVersion: Int64 = 0
+    // The next five share one word: a fault carries every stored field of its class.
     /// Life-cycle state.
     @exclusivity(unchecked) package final var flags: ManagedObjectFlags = []
-    /// Changes announced with `willChange…` and not yet completed, innermost last.
-    @exclusivity(unchecked) package final var pendingChanges: [PendingManagedChange] = []
+    /// Set while finding out whether the class overrides ``primitiveValue(forKey:)`` for a key.
+    @exclusivity(unchecked) package final var primitiveProbe: PrimitiveProbe = .idle
     /// Nonzero while the object's relationships are being edited to keep another object's
-    /// inverse, or restored by undo: its own inverses are then not maintained again.
-    @exclusivity(unchecked) package final var inverseMaintenanceDepth = 0
-    /// Nonzero while changes must not be recorded (inside `awakeFromFetch`).
-    @exclusivity(unchecked) package final var changeRecordingDepth = 0
+    /// inverse, or restored by undo: its own inverses are then not maintained again. A nesting
+    /// depth (each level is a call), far below the type's range before the stack runs out.
+    @exclusivity(unchecked) package final var inverseMaintenanceDepth: UInt16 = 0
+    /// Nonzero while changes must not be recorded (inside `awakeFromFetch`); a nesting depth.
+    @exclusivity(unchecked) package final var changeRecordingDepth: UInt16 = 0
+    /// One more than the index of the property ``validateAllModeledProperties()`` is
+    /// validating, 0 for none (see ``validatingProperty``).
+    @exclusivity(unchecked) final var validatingSlot: UInt16 = 0
+    /// The state few objects ever need (changes in progress, a fetch batch), allocated on
+    /// first use.
+    @exclusivity(unchecked) final var rareState: ManagedObjectRareState?
     /// The record a fetch read for this fault, which firing it uses instead of reading the
     /// store again; released when the fault fires.
     @exclusivity(unchecked) package final var cachedRecord: StoreRecord?
     /// When `cachedRecord` was read: firing checks it against the saves of the coordinator's
     /// other contexts and the context's ``ManagedObjectContext/stalenessInterval``.
     @exclusivity(unchecked) final var cachedRecordRead: RowRead?
-    /// The batch of a fetch with a batch size this fault belongs to; firing it loads the batch.
-    @exclusivity(unchecked) final var faultBatch: FaultBatch?
-    /// Set while finding out whether the class overrides ``primitiveValue(forKey:)`` for a key.
-    @exclusivity(unchecked) package final var primitiveProbe: PrimitiveProbe = .idle
     /// The object's position among the inserted objects of the save in progress, where the
     /// save finds its permanent ID; -1 outside a save.
     @exclusivity(unchecked) final var saveSlot = -1
-    /// The property ``validateAllModeledProperties()`` is validating: ``validateValue(_:forKey:)``
-    /// takes it for its key without looking the name up. The entity keeps it alive.
-    @exclusivity(unchecked) final unowned(unsafe) var validatingProperty: PropertyDescription?
 
     /// Creates an object of `entity` and inserts it into `context`, if one is given.
     ///

@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ManagedObjects
+import Testing
+
+/// A managed object's instance stays small: a fetch makes millions of faults, and each carries
+/// every stored field of its class.
+@Suite struct ManagedObjectFootprintTests {
+    final class Slim: ManagedObject {
+        @Managed var firstName: String?
+        @Managed var lastName: String?
+        @Managed var employeeID: Int64
+        @Managed var salary: Double
+        @Managed var manager: Slim?
+    }
+
+    private func makeModel() throws -> ManagedObjectModel {
+        try ManagedObjectModel {
+            Entity("Slim", class: Slim.self) {
+                Property("firstName", .string)
+                Property("lastName", .string)
+                Property("employeeID", .integer64, defaultValue: Int64(0))
+                Property("salary", .double, defaultValue: 0.0)
+                Property("manager", to: "Slim")
+            }
+        }
+    }
+
+    @Test func aManagedPropertyCostsTwoBytesPerObject() {
+        #expect(MemoryLayout<Managed<Double>>.size == 2)
+        #expect(MemoryLayout<Managed<Set<Slim>>>.size == 2)
+    }
+
+    #if canImport(Glibc)
+    @Test func anObjectWithFiveManagedPropertiesFitsItsAllocationBound() throws {
+        let model = try makeModel()
+        let entity = try #require(model.entity(named: "Slim"))
+        let object = Slim(entity: entity, insertInto: nil)
+        let size = malloc_usable_size(Unmanaged.passUnretained(object).toOpaque())
+        #expect(size <= 256, "allocation of \(size) bytes")
+    }
+    #endif
+
+    @Test func typedAccessorsStillReadAndWriteEachProperty() throws {
+        let model = try makeModel()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        _ = try coordinator.addPersistentStore(type: .inMemory)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let boss = Slim(context: context)
+        let object = Slim(context: context)
+        object.firstName = "Ada"
+        object.lastName = "Lovelace"
+        object.employeeID = 7
+        object.salary = 1.5
+        object.manager = boss
+        #expect(object.firstName == "Ada")
+        #expect(object.lastName == "Lovelace")
+        #expect(object.employeeID == 7)
+        #expect(object.salary == 1.5)
+        #expect(object.manager === boss)
+        #expect(try object.value(forKey: "employeeID") as? Int64 == 7)
+    }
+}
