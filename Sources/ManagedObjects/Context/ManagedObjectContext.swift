@@ -159,7 +159,7 @@ public final class ManagedObjectContext {
             object.flags.insert(.awokeFromInsert)
             object.awakeFromInsert()
         }
-        undoManager?.registerUndo(withTarget: object) { [weak self] object in self?.undoInsertion(of: object) }
+        undoManager?.registerUndo(ManagedUndoAction(object: object, operation: .undoInsertion, context: self))
     }
 
     /// Marks an object for deletion: it joins ``deletedObjects`` (unless it was inserted and
@@ -178,9 +178,8 @@ public final class ManagedObjectContext {
         if !wasInserted { deleted.insert(object) }
         unannouncedDeleted.insert(object)
         pendingDeletions.append(object)
-        undoManager?.registerUndo(withTarget: object) { [weak self] object in
-            self?.undoDeletion(of: object, wasInserted: wasInserted, wasUpdated: wasUpdated)
-        }
+        undoManager?.registerUndo(
+            ManagedUndoAction(object: object, operation: .undoDeletion(wasInserted: wasInserted, wasUpdated: wasUpdated), context: self))
     }
 
     /// The objects inserted since the last save.
@@ -418,20 +417,20 @@ public final class ManagedObjectContext {
         // An inserted object changed after its insertion was announced is announced as updated
         // (within the same batch, only as inserted: see `postObjectsDidChange`).
         if !object.flags.contains(.deleted) { unannouncedUpdated.insert(object) }
-        undoManager?.registerUndo(withTarget: object) { object in object.reverse(reversal, of: property) }
+        undoManager?.registerUndo(ManagedUndoAction(object: object, operation: .reverse(property, reversal), context: nil))
     }
 
-    private func undoInsertion(of object: ManagedObject) {
+    func undoInsertion(of object: ManagedObject) {
         guard object.managedObjectContext === self else { return }
         inserted.remove(object)
         unannouncedInserted.remove(object)
         object.flags.remove(.inserted)
         unannouncedDeleted.insert(object)
         unregister(object)
-        undoManager?.registerUndo(withTarget: object) { [weak self] object in self?.insert(object) }
+        undoManager?.registerUndo(ManagedUndoAction(object: object, operation: .insert, context: self))
     }
 
-    private func undoDeletion(of object: ManagedObject, wasInserted: Bool, wasUpdated: Bool) {
+    func undoDeletion(of object: ManagedObject, wasInserted: Bool, wasUpdated: Bool) {
         object.flags.remove(.deleted)
         deleted.remove(object)
         pendingDeletions.removeAll { $0 === object }
@@ -445,7 +444,7 @@ public final class ManagedObjectContext {
             updated.insert(object)
             unannouncedUpdated.insert(object)
         }
-        undoManager?.registerUndo(withTarget: object) { [weak self] object in self?.delete(object) }
+        undoManager?.registerUndo(ManagedUndoAction(object: object, operation: .delete, context: self))
     }
 }
 

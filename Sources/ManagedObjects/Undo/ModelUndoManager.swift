@@ -64,7 +64,10 @@ import Foundation
 /// target dies first; this one keeps a weak reference and skips the actions of a target that no
 /// longer exists. The handler closure itself is retained until its group is performed or
 /// removed: refer to the target through the handler's argument, not by capturing it.
-/// Call ``removeAllActions(withTarget:)`` when an object leaves the graph.
+/// Call ``removeAllActions(withTarget:)`` when an object leaves the graph. The actions a
+/// ``ManagedObjectContext`` records for its objects' changes, insertions and deletions are the
+/// exception: they hold the objects strongly, as Core Data's undo manager keeps strong references
+/// to changed managed objects, until they are performed or removed.
 ///
 /// ## Concurrency
 /// An undo manager is confined to one isolation domain, like the managed object context that
@@ -156,15 +159,27 @@ public final class ModelUndoManager {
         withTarget target: Target, handler: @escaping (Target) -> Void
     ) {
         guard isUndoRegistrationEnabled else { return }
-        if !isUndoing && !isRedoing { redoStack.removeAll() }
-        let entry = UndoEntry.action(UndoAction(target: target, handler: handler))
+        register(.action(UndoAction(target: target, handler: handler)), targetType: Target.self)
+    }
+
+    /// Records a change a context made to one of its objects: what
+    /// ``registerUndo(withTarget:handler:)`` does, for an action that holds its object strongly
+    /// and allocates no closure. Nothing is recorded while registration is disabled.
+    func registerUndo(_ action: @autoclosure () -> ManagedUndoAction) {
+        guard isUndoRegistrationEnabled else { return }
+        register(.managed(action()), targetType: ManagedObject.self)
+    }
+
+    /// Adds `entry` to the innermost open group, opening an automatic one when none is.
+    private func register(_ entry: UndoEntry, targetType: Any.Type) {
+        if !isUndoing && !isRedoing && !redoStack.isEmpty { redoStack.removeAll() }
         if let innermost = openGroups.indices.last {
             openGroups[innermost].group.entries.append(entry)
             return
         }
         guard groupsByEvent else {
             preconditionFailure(
-                "ModelUndoManager.registerUndo(withTarget:handler:) on \(type(of: target)): no undo group is open "
+                "ModelUndoManager.registerUndo(withTarget:handler:) on \(targetType): no undo group is open "
                     + "and groupsByEvent is false; call beginUndoGrouping() before registering")
         }
         var automatic = OpenUndoGroup(.automatic)

@@ -25,6 +25,8 @@ struct UndoAction {
 /// An entry of a group: a single action, or a nested group folded into its parent.
 enum UndoEntry {
     case action(UndoAction)
+    /// A change a context recorded for one of its objects.
+    case managed(ManagedUndoAction)
     case group(UndoGroup)
 }
 
@@ -46,6 +48,7 @@ struct UndoGroup {
         for entry in entries.reversed() {
             switch entry {
             case .action(let action): action.perform()
+            case .managed(let action): action.perform()
             case .group(let group): group.perform()
             }
         }
@@ -57,6 +60,8 @@ struct UndoGroup {
             switch entry {
             case .action(let action):
                 return action.target === target ? nil : entry
+            case .managed(let action):
+                return action.object === target ? nil : entry
             case .group(var group):
                 group.removeActions(withTarget: target)
                 return group.isEmpty ? nil : .group(group)
