@@ -16,34 +16,31 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     /// and the primary key, or the temporary number. Two words, so an ID is three, and
     /// comparing or hashing one never touches a string.
     struct Key: Hashable, Sendable {
-        /// The store's identity; interned and never freed, so it is held without reference
-        /// counting. Nil for a temporary ID.
-        unowned(unsafe) let store: StoreIdentity?
+        /// The address of the store's interned identity (``StoreIdentity``, never freed), 0 for
+        /// a temporary ID. An address, not a reference: comparing IDs then loads no reference,
+        /// so it retains and releases nothing.
+        let store: UInt
         /// The primary key, or the temporary number's bits.
         let number: Int64
 
         /// A temporary key: a number unique in the process (see ``temporaryIDs``).
         static func temporary(_ number: UInt64) -> Key {
-            Key(store: nil, number: Int64(bitPattern: number))
+            Key(store: 0, number: Int64(bitPattern: number))
         }
 
-        /// A permanent key naming the store by its identifier (interned here; stores that
-        /// make many IDs intern theirs once and use ``permanent(store:primaryKey:)``).
+        /// A permanent key naming the store by its identifier (interned here).
         static func permanent(storeIdentifier: String, primaryKey: Int64) -> Key {
-            Key(store: StoreIdentity.interned(storeIdentifier), number: primaryKey)
+            Key(store: StoreIdentity.interned(storeIdentifier).address, number: primaryKey)
         }
 
-        /// A permanent key of the store with the interned identity `store`.
-        static func permanent(store: StoreIdentity, primaryKey: Int64) -> Key {
-            Key(store: store, number: primaryKey)
-        }
+        /// Whether the key is temporary.
+        var isTemporary: Bool { store == 0 }
 
         /// The temporary number, for a temporary key.
-        var temporaryNumber: UInt64? { store == nil ? UInt64(bitPattern: number) : nil }
+        var temporaryNumber: UInt64? { store == 0 ? UInt64(bitPattern: number) : nil }
 
-        static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.number == rhs.number && lhs.store === rhs.store
-        }
+        /// The store's identifier; nil for a temporary key.
+        var storeIdentifier: String? { StoreIdentity.identity(at: store)?.identifier }
 
         func hash(into hasher: inout Hasher) {
             hasher.combine(number)
@@ -83,15 +80,15 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     /// Whether the ID is temporary: the object has not been saved yet.
     ///
     /// Corresponds to Core Data's `NSManagedObjectID.isTemporaryID`.
-    public var isTemporaryID: Bool { key.store == nil }
+    public var isTemporaryID: Bool { key.isTemporary }
 
     /// The identifier of the store that holds the record; nil for a temporary ID.
     ///
     /// Corresponds to the identifier of Core Data's `NSManagedObjectID.persistentStore`.
-    public var storeIdentifier: String? { key.store?.identifier }
+    public var storeIdentifier: String? { key.storeIdentifier }
 
     /// The row's primary key in its store; nil for a temporary ID.
-    public var primaryKey: Int64? { key.store == nil ? nil : key.number }
+    public var primaryKey: Int64? { key.isTemporary ? nil : key.number }
 
     /// An archivable URI for the ID: `x-coredata://<store>/<Entity>/p<key>` for a permanent ID,
     /// `x-coredata:///<Entity>/t<process UUID>-<number>` for a temporary one.
@@ -100,8 +97,8 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     /// Corresponds to Core Data's `NSManagedObjectID.uriRepresentation()`.
     public func uriRepresentation() -> URL {
         let text: String
-        if let store = key.store {
-            text = "x-coredata://\(store.identifier)/\(entity.name)/p\(key.number)"
+        if let store = key.storeIdentifier {
+            text = "x-coredata://\(store)/\(entity.name)/p\(key.number)"
         } else {
             text = "x-coredata:///\(entity.name)/t\(Self.processIdentifier)-\(UInt64(bitPattern: key.number))"
         }
@@ -132,6 +129,15 @@ final class StoreIdentity: Sendable {
 
     private init(identifier: String) {
         self.identifier = identifier
+    }
+
+    /// The identity's address, which IDs keep.
+    var address: UInt { UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()) }
+
+    /// The identity at `address` (from ``address``); nil for 0.
+    static func identity(at address: UInt) -> StoreIdentity? {
+        // Interned identities are never freed, so the address stays valid.
+        UnsafeRawPointer(bitPattern: address).map { Unmanaged<StoreIdentity>.fromOpaque($0).takeUnretainedValue() }
     }
 
     private static let table = Mutex<[String: StoreIdentity]>([:])
