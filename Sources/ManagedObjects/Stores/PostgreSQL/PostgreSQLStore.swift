@@ -93,7 +93,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         let connection = try mappingPostgreSQLErrors(.invalidStore) { try PostgreSQLConnection(configuration: configuration) }
         let server = configuration.serverDescription
         identifier = try mappingPostgreSQLErrors(.invalidStore) {
-            try Self.prepare(connection, schema: schema, model: model, server: server)
+            try Self.prepare(connection, schema: schema, model: model, server: server, migrate: options.contains(.lightweightMigration))
         }
         state = State(connection: connection)
     }
