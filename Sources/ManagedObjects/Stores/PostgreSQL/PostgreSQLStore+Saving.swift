@@ -87,26 +87,32 @@ extension PostgreSQLStore {
     static let insertBatchLimit = 512
 
     /// Inserts the rows of `records` (their attributes and to-one relationships), several a
-    /// statement: `INSERT … VALUES (…), (…), …` for each run of records of one entity.
+    /// statement: `INSERT … VALUES (…), (…), …` for the records of each entity (a save's records
+    /// come in no particular order; the rows of one save need none).
     private func insert(_ records: [StoreRecord], _ connection: PostgreSQLConnection) throws {
-        var start = records.startIndex
-        while start < records.endIndex {
-            let (mapping, _) = try mapping(of: records[start].objectID)
-            let name = records[start].objectID.entity.name
-            var end = start + 1
-            while end < records.endIndex && records[end].objectID.entity.name == name { end += 1 }
+        var order: [String] = []
+        var byEntity: [String: [StoreRecord]] = [:]
+        for record in records {
+            let name = record.objectID.entity.name
+            if byEntity[name] == nil { order.append(name) }
+            byEntity[name, default: []].append(record)
+        }
+        for name in order {
+            guard let group = byEntity[name], let first = group.first else { continue }
+            let (mapping, _) = try mapping(of: first.objectID)
             let width = mapping.writtenColumns.count + 3
             // PostgreSQL binds at most 65,535 parameters to a statement.
             var limit = Self.insertBatchLimit
             while limit > 1 && limit * width > Int(UInt16.max) { limit /= 2 }
-            while start < end {
+            var start = group.startIndex
+            while start < group.endIndex {
                 var count = limit
-                while count > end - start { count /= 2 }
+                while count > group.endIndex - start { count /= 2 }
                 var parameters: [PostgreSQLParameter] = []
                 parameters.reserveCapacity(count * width)
-                for record in records[start..<(start + count)] {
+                for record in group[start..<(start + count)] {
                     let (_, key) = try self.mapping(of: record.objectID)
-                    parameters += [.text(String(key)), .text(record.objectID.entity.name), .text(String(record.version))]
+                    parameters += [.text(String(key)), .text(name), .text(String(record.version))]
                     appendValues(of: record, mapping: mapping, to: &parameters)
                 }
                 try connection.run(Self.insertSQL(mapping, rows: count, width: width), parameters)

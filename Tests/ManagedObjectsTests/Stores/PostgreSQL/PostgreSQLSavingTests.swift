@@ -42,6 +42,32 @@ extension PostgreSQLTests {
             #expect(saved.allSatisfy { $0.firstName == "E\(Int($0.salary))" && $0.department?.name == "Research" })
         }
 
+        /// A save's records come in no particular order: those of one entity share statements
+        /// even when others come between them.
+        @Test func recordsOfOneEntityShareStatementsWhateverTheirOrder() throws {
+            let database = try TemporaryPostgreSQLDatabase()
+            let model = try makeTestModel()
+            let store = try PostgreSQLStore(url: database.url, model: model)
+            let employee = try #require(model.entity(named: "Employee")), department = try #require(model.entity(named: "Department"))
+            func record(_ entity: EntityDescription, _ values: [StoreValue]) throws -> StoreRecord {
+                let key = try #require(try store.newPrimaryKeys(for: entity, count: 1).first)
+                return StoreRecord(
+                    objectID: ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: store.identifier, primaryKey: key)),
+                    version: 1, values: values)
+            }
+            var changes = SaveChanges()
+            for number in 0..<5 {
+                changes.inserted.append(try record(employee, [.string("E\(number)"), .null, .double(1), .integer(30), .null, .toMany([]), .null]))
+                if number < 3 { changes.inserted.append(try record(department, [.string("D\(number)"), .decimal(0), .toMany([]), .null])) }
+            }
+            let sql = try store.recordingSQL { try store.apply(changes) }
+            // 5 = 4 + 1 and 3 = 2 + 1.
+            #expect(sql.filter { $0.hasPrefix("INSERT INTO \"ZEMPLOYEE\"") }.count == 2)
+            #expect(sql.filter { $0.hasPrefix("INSERT INTO \"ZDEPARTMENT\"") }.count == 2)
+            let count = try database.connect().run("SELECT count(*) FROM \"ZEMPLOYEE\"").text(0, 0)
+            #expect(count == "5")
+        }
+
         @Test func aBatchWithARowTheServerRefusesWritesNothing() throws {
             let (coordinator, context, database) = try employees(600, badAt: 550)
             defer { withExtendedLifetime(database) {} }
