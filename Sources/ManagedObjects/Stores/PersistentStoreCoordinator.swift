@@ -48,7 +48,7 @@ public final class PersistentStoreCoordinator: Sendable {
     ///   - url: The store's file, for kinds that have one (``PersistentStoreType/sqlite``,
     ///     ``PersistentStoreType/binary``); the database's `postgresql://` URL for
     ///     ``PersistentStoreType/postgreSQL``.
-    ///   - options: ``PersistentStoreOptions/lightweightMigration`` to migrate a SQLite store
+    ///   - options: ``PersistentStoreOptions/lightweightMigration`` to migrate a SQLite or PostgreSQL store
     ///     written with an earlier model; ``PersistentStoreOptions/persistentHistoryTracking``
     ///     to record persistent history (SQLite and in-memory stores).
     /// - Returns: The store.

@@ -57,13 +57,18 @@ struct PostgreSQLError: Error, CustomStringConvertible {
 
     /// The error as the store reports it: ``PersistenceError/Code/connectionFailed`` for a
     /// connection that could not be made or broke, ``PersistenceError/Code/invalidStore`` for
-    /// a URL the store cannot use, `code` otherwise; the message names the server.
+    /// a URL the store cannot use, ``PersistenceError/Code/constraintConflict`` for a save's row
+    /// a unique index refuses, `code` otherwise; the message names the server.
     func persistenceError(_ code: PersistenceError.Code) -> PersistenceError {
         let reported: PersistenceError.Code
         switch kind {
         case .invalidURL: reported = .invalidStore
         case .connectionFailed, .connectionLost: reported = .connectionFailed
-        case .statementFailed: reported = isConnectionFailure ? .connectionFailed : code
+        case .statementFailed where isConnectionFailure: reported = .connectionFailed
+        // A unique index refused a row of a save (unique_violation): another process saved
+        // the same values of a uniqueness constraint since this one looked.
+        case .statementFailed where code == .saveFailed && sqlState == "23505": reported = .constraintConflict
+        case .statementFailed: reported = code
         case .invalidValue: reported = code
         }
         let place = server.map { "\($0): " } ?? ""

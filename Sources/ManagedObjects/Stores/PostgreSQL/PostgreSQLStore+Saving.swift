@@ -31,11 +31,14 @@ extension PostgreSQLStore {
     /// Writes a save in one transaction: it locks the rows of the updated and deleted records
     /// (`SELECT … FOR UPDATE`, in key order) and checks that each still has the version the
     /// last ``versions(of:)`` reported (or, without one, the version the request expects), then
-    /// deletes, inserts, updates, writes join-table rows and positions, and announces the IDs
-    /// it wrote to ``PostgreSQLChangeListener``s (delivered when it commits).
+    /// deletes, updates, inserts (several rows a statement, see ``insert(_:_:)``), writes
+    /// join-table rows and positions, and announces the IDs it wrote to
+    /// ``PostgreSQLChangeListener``s (delivered when it commits).
     ///
     /// - Throws: ``PersistenceError/Code/mergeConflict`` with the records another process
-    ///   changed; ``PersistenceError/Code/saveFailed`` with the failing SQL when the server
+    ///   changed; ``PersistenceError/Code/constraintConflict`` when a row breaks a unique index
+    ///   (another process saved the same values meanwhile);
+    ///   ``PersistenceError/Code/saveFailed`` with the failing SQL when the server
     ///   refuses a statement; ``PersistenceError/Code/connectionFailed`` when the connection
     ///   breaks. Nothing is written then (a connection that breaks during `COMMIT` leaves the
     ///   outcome to the server, as with any client).
@@ -47,8 +50,10 @@ extension PostgreSQLStore {
             try connection.transaction {
                 try checkVersions(changes, reported: reported, connection)
                 for id in changes.deleted { try delete(id, connection) }
-                for record in changes.inserted { try write(record, inserting: true, connection) }
-                for record in changes.updated { try write(record, inserting: false, connection) }
+                // Updated rows before new ones: a value of a uniqueness constraint that an update
+                // frees may be taken by an insert of the same save.
+                for record in changes.updated { try update(record, connection) }
+                try insert(changes.inserted, connection)
                 for record in changes.inserted { try writeRelationships(of: record, isNew: true, connection) }
                 for record in changes.updated { try writeRelationships(of: record, isNew: false, connection) }
                 try notify(changes, connection)
@@ -60,33 +65,12 @@ extension PostgreSQLStore {
         let ids = changes.updated.map(\.objectID) + changes.deleted
         guard !ids.isEmpty else { return }
         let current = try currentVersions(of: ids, connection, locking: true)
-        var conflicts: [PersistenceError.Conflict] = []
-        func check(_ id: ManagedObjectID, fallback: Int64?) {
-            let expected: Int64? = reported[id] ?? fallback
-            if current[id] != expected {
-                conflicts.append(PersistenceError.Conflict(
-                    objectID: id, oldVersion: changes.expectedVersions[id] ?? expected ?? 0, newVersion: current[id]))
-            }
-        }
-        for record in changes.updated {
-            let (previous, overflow) = record.version.subtractingReportingOverflow(1)
-            check(record.objectID, fallback: overflow ? nil : previous)
-        }
-        for id in changes.deleted { check(id, fallback: changes.expectedVersions[id]) }
-        guard !conflicts.isEmpty else { return }
-        conflicts.sort { $0.objectID.description < $1.objectID.description }
-        throw PersistenceError(
-            .mergeConflict,
-            message: "\(conflicts.count) record\(conflicts.count == 1 ? " was" : "s were") changed by another writer "
-                + "during the save: " + conflicts.map(\.description).joined(separator: "; "),
-            conflicts: conflicts)
+        let conflicts = PersistenceError.versionConflicts(in: changes, reported: reported) { current[$0] }
+        if !conflicts.isEmpty { throw PersistenceError.mergeConflicts(conflicts) }
     }
 
     private func mapping(of id: ManagedObjectID) throws -> (SQLSchema.EntityMapping, Int64) {
-        guard let mapping = schema.entities[id.entity.name], let key = id.primaryKey, id.storeIdentifier == identifier else {
-            throw PersistenceError(.saveFailed, message: "\(id) is not an object ID of this store", objectID: id)
-        }
-        return (mapping, key)
+        try schema.mapping(of: id, storeIdentifier: identifier)
     }
 
     private func delete(_ id: ManagedObjectID, _ connection: PostgreSQLConnection) throws {
@@ -97,16 +81,76 @@ extension PostgreSQLStore {
         }
     }
 
-    /// Inserts or updates the row of `record` (its attributes and to-one relationships).
-    private func write(_ record: StoreRecord, inserting: Bool, _ connection: PostgreSQLConnection) throws {
+    /// The most rows one INSERT writes. Inserting row by row costs a round trip to the server
+    /// each; batches cut that to one per batch. Batch sizes are powers of two (a save of 700
+    /// rows writes 512, 128, 32, 16, 8 and 4), so that the prepared statements stay few.
+    static let insertBatchLimit = 512
+
+    /// Inserts the rows of `records` (their attributes and to-one relationships), several a
+    /// statement: `INSERT … VALUES (…), (…), …` for the records of each entity (a save's records
+    /// come in no particular order; the rows of one save need none).
+    private func insert(_ records: [StoreRecord], _ connection: PostgreSQLConnection) throws {
+        var order: [String] = []
+        var byEntity: [String: [StoreRecord]] = [:]
+        for record in records {
+            let name = record.objectID.entity.name
+            if byEntity[name] == nil { order.append(name) }
+            byEntity[name, default: []].append(record)
+        }
+        for name in order {
+            guard let group = byEntity[name], let first = group.first else { continue }
+            let (mapping, _) = try mapping(of: first.objectID)
+            let width = mapping.writtenColumns.count + 3
+            // PostgreSQL binds at most 65,535 parameters to a statement.
+            var limit = Self.insertBatchLimit
+            while limit > 1 && limit * width > Int(UInt16.max) { limit /= 2 }
+            var start = group.startIndex
+            while start < group.endIndex {
+                var count = limit
+                while count > group.endIndex - start { count /= 2 }
+                var parameters: [PostgreSQLParameter] = []
+                parameters.reserveCapacity(count * width)
+                for record in group[start..<(start + count)] {
+                    let (_, key) = try self.mapping(of: record.objectID)
+                    parameters += [.text(String(key)), .text(name), .text(String(record.version))]
+                    appendValues(of: record, mapping: mapping, to: &parameters)
+                }
+                try connection.run(Self.insertSQL(mapping, rows: count, width: width), parameters)
+                start += count
+            }
+        }
+    }
+
+    /// `INSERT INTO table (columns) VALUES ($1, …), (…)` for `rows` rows of `width` columns.
+    private static func insertSQL(_ mapping: SQLSchema.EntityMapping, rows: Int, width: Int) -> String {
+        guard rows > 1 else { return mapping.insertSQL }
+        let names = ["\"Z_PK\"", "\"Z_ENT\"", "\"Z_OPT\""] + mapping.writtenColumns.map(\.column)
+        var sql = "INSERT INTO \(mapping.table) (\(names.joined(separator: ", "))) VALUES "
+        sql.reserveCapacity(sql.utf8.count + rows * width * 8)
+        for row in 0..<rows {
+            sql += row == 0 ? "(" : ", ("
+            for column in 0..<width {
+                if column > 0 { sql += ", " }
+                sql += "$\(row * width + column + 1)"
+            }
+            sql += ")"
+        }
+        return sql
+    }
+
+    /// Updates the row of `record` (its attributes and to-one relationships).
+    private func update(_ record: StoreRecord, _ connection: PostgreSQLConnection) throws {
         let (mapping, key) = try mapping(of: record.objectID)
         var parameters: [PostgreSQLParameter] = []
-        parameters.reserveCapacity(mapping.writtenColumns.count + 3)
-        if inserting {
-            parameters += [.text(String(key)), .text(record.objectID.entity.name), .text(String(record.version))]
-        } else {
-            parameters.append(.text(String(record.version)))
-        }
+        parameters.reserveCapacity(mapping.writtenColumns.count + 2)
+        parameters.append(.text(String(record.version)))
+        appendValues(of: record, mapping: mapping, to: &parameters)
+        parameters.append(.text(String(key)))
+        try connection.run(mapping.updateSQL, parameters)
+    }
+
+    /// Appends the parameters of the written columns of `record`.
+    private func appendValues(of record: StoreRecord, mapping: SQLSchema.EntityMapping, to parameters: inout [PostgreSQLParameter]) {
         for column in mapping.writtenColumns {
             let value = column.index < record.values.count ? record.values[column.index] : .null
             if column.isEntityColumn {
@@ -115,20 +159,13 @@ extension PostgreSQLStore {
                 parameters.append(Self.parameter(value))
             }
         }
-        if !inserting { parameters.append(.text(String(key))) }
-        try connection.run(inserting ? mapping.insertSQL : mapping.updateSQL, parameters)
     }
 
     /// Writes the join-table rows of `record`'s many-to-many relationships and the positions of
     /// its ordered one-to-many relationships.
     private func writeRelationships(of record: StoreRecord, isNew: Bool, _ connection: PostgreSQLConnection) throws {
         let (mapping, key) = try mapping(of: record.objectID)
-        guard mapping.writesRelationships else { return }
-        for (index, storage) in mapping.storage.enumerated() {
-            // Left out: not read since the record was, so the rows keep what they have.
-            guard index < record.values.count, !record.omittedRelationships.contains(index) else { continue }
-            var related: [ManagedObjectID] = []
-            if case .toMany(let ids) = record.values[index] { related = ids }
+        for (storage, related) in mapping.relationshipWrites(of: record) {
             switch storage {
             case .toManyByInverse(let table, _, let order?):
                 for (position, id) in related.enumerated() {

@@ -1,31 +1,28 @@
 import Foundation
 
 extension PostgreSQLStore {
-    /// Metadata keys: `Z_METADATA` holds one row per key (the SQLite store's keys).
-    enum MetadataKey {
-        static let schemaVersion = "schemaVersion"
-        static let storeIdentifier = "storeIdentifier"
-        static let modelVersionHash = "modelVersionHash"
-        /// Followed by an entity name: that entity's version hash, in hex.
-        static let entityPrefix = "entity."
-    }
-
     /// A fixed key for `pg_advisory_xact_lock`, so that two processes opening an empty
     /// database at once create the schema once: the second waits, then finds the tables.
     private static let schemaLockKey: Int64 = 0x4D4F_5343_4845_4D41  // "MOSCHEMA"
 
-    /// Creates the schema in an empty database or checks an existing one's metadata against
-    /// the model, in one transaction.
+    /// Creates the schema in an empty database, or checks an existing one's metadata against
+    /// the model and migrates it when `migrate` is set (``SQLMigration``), then brings the
+    /// unique indexes in line with the model's uniqueness constraints: all in one transaction,
+    /// so that a migration that fails leaves the database as it was (PostgreSQL's DDL is
+    /// transactional).
     ///
     /// - Returns: The store identifier.
-    /// - Throws: ``PostgreSQLError``; ``PersistenceError`` with ``PersistenceError/Code/invalidStore``
-    ///   or ``PersistenceError/Code/incompatibleModel``.
-    static func prepare(_ connection: PostgreSQLConnection, schema: SQLSchema, model: ManagedObjectModel, server: String) throws -> String {
+    /// - Throws: ``PostgreSQLError``; ``PersistenceError`` with ``PersistenceError/Code/invalidStore``,
+    ///   ``PersistenceError/Code/incompatibleModel`` or ``PersistenceError/Code/migrationFailed``.
+    static func prepare(
+        _ connection: PostgreSQLConnection, schema: SQLSchema, model: ManagedObjectModel, server: String, migrate: Bool
+    ) throws -> String {
         // String comparisons normalize text with `normalize`, which needs UTF-8.
         let encoding = try connection.run("SELECT current_setting('server_encoding')").text(0, 0) ?? ""
         guard encoding.uppercased() == "UTF8" else {
             throw PersistenceError(.invalidStore, message: "\(server) uses the encoding \(encoding); the store needs a UTF8 database")
         }
+        let database = PostgreSQLMigrationDatabase(connection: connection)
         return try connection.transaction {
             try connection.run("SELECT pg_advisory_xact_lock($1::bigint)", [.text(String(schemaLockKey))])
             let result = try connection.run("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")
@@ -37,68 +34,38 @@ extension PostgreSQLStore {
                         message: "\(server) holds tables this library did not write (" + tables.joined(separator: ", ")
                             + ") and no Z_METADATA")
                 }
-                return try create(connection, schema: schema, model: model)
+                let identifier = try create(connection, schema: schema, model: model)
+                try database.synchronizeUniqueIndexes(schema: schema, model: model, store: server)
+                return identifier
             }
-            return try check(connection, model: model, server: server)
+            let identifier = try check(connection, schema: schema, model: model, server: server, migrate: migrate)
+            // Uniqueness constraints are not part of the version hash: the indexes follow the model.
+            try database.synchronizeUniqueIndexes(schema: schema, model: model, store: server)
+            return identifier
         }
-    }
-
-    /// The metadata rows that describe the model: each entity's version hash.
-    static func modelMetadataRows(_ model: ManagedObjectModel) -> [(String, String)] {
-        model.entities.map { (MetadataKey.entityPrefix + $0.name, hex($0.versionHash)) }
     }
 
     private static func create(_ connection: PostgreSQLConnection, schema: SQLSchema, model: ManagedObjectModel) throws -> String {
         let identifier = UUID().uuidString
         try connection.execute("CREATE TABLE \"Z_METADATA\" (\"Z_KEY\" text PRIMARY KEY, \"Z_VALUE\" text NOT NULL)")
         for statement in schema.creationStatements { try connection.execute(statement) }
-        let rows = [
-            (MetadataKey.schemaVersion, String(schemaVersion)),
-            (MetadataKey.storeIdentifier, identifier),
-            (MetadataKey.modelVersionHash, hex(model.versionHash)),
-        ] + modelMetadataRows(model)
-        for (key, value) in rows {
+        for (key, value) in SQLMetadata.newStoreRows(identifier: identifier, schemaVersion: schemaVersion, model: model) {
             try connection.run("INSERT INTO \"Z_METADATA\" (\"Z_KEY\", \"Z_VALUE\") VALUES ($1, $2)", [.text(key), .text(value)])
         }
         return identifier
     }
 
-    private static func check(_ connection: PostgreSQLConnection, model: ManagedObjectModel, server: String) throws -> String {
+    /// Reads the metadata of an existing database and compares it with the model (every
+    /// entity's and property's version hash), migrating the database when asked.
+    private static func check(
+        _ connection: PostgreSQLConnection, schema: SQLSchema, model: ManagedObjectModel, server: String, migrate: Bool
+    ) throws -> String {
         let result = try connection.run("SELECT \"Z_KEY\", \"Z_VALUE\" FROM \"Z_METADATA\"")
         var metadata: [String: String] = [:]
         for row in 0..<result.rowCount {
             if let key = result.text(row, 0), let value = result.text(row, 1) { metadata[key] = value }
         }
-        guard let identifier = metadata[MetadataKey.storeIdentifier], !identifier.isEmpty,
-              let version = metadata[MetadataKey.schemaVersion].flatMap(Int.init)
-        else {
-            throw PersistenceError(.invalidStore, message: "\(server) has no store identifier or schema version in Z_METADATA")
-        }
-        guard version == schemaVersion else {
-            throw PersistenceError(
-                .incompatibleModel, message: "\(server) uses schema layout \(version); this build reads layout \(schemaVersion)")
-        }
-        var stored: [String: String] = [:]
-        for (key, value) in metadata where key.hasPrefix(MetadataKey.entityPrefix) {
-            stored[String(key.dropFirst(MetadataKey.entityPrefix.count))] = value
-        }
-        let current = Dictionary(model.entities.map { ($0.name, hex($0.versionHash)) }, uniquingKeysWith: { first, _ in first })
-        let added = current.keys.filter { stored[$0] == nil }.sorted()
-        let removed = stored.keys.filter { current[$0] == nil }.sorted()
-        let changed = current.keys.filter { stored[$0] != nil && stored[$0] != current[$0] }.sorted()
-        guard added.isEmpty && removed.isEmpty && changed.isEmpty else {
-            var parts: [String] = []
-            if !added.isEmpty { parts.append("entities added: " + added.joined(separator: ", ")) }
-            if !removed.isEmpty { parts.append("entities removed: " + removed.joined(separator: ", ")) }
-            if !changed.isEmpty { parts.append("entities changed: " + changed.joined(separator: ", ")) }
-            throw PersistenceError(
-                .incompatibleModel, message: "\(server) was written with another model (" + parts.joined(separator: "; ") + ")")
-        }
-        return identifier
-    }
-
-    /// Lowercase hexadecimal digits of `data`.
-    static func hex(_ data: Data) -> String {
-        data.map { String(format: "%02x", $0) }.joined()
+        return try PostgreSQLMigrationDatabase(connection: connection).openExistingStore(
+            metadata: metadata, schema: schema, model: model, schemaVersion: schemaVersion, migrate: migrate, store: server)
     }
 }

@@ -27,8 +27,10 @@ import Foundation
 /// connects again. The password never appears in an error or in ``url``.
 ///
 /// Corresponds to no Core Data store (Core Data keeps to files); Enterprise Objects Framework's
-/// database adaptors did this. Differences from the SQLite store: no lightweight migration
-/// yet; string equality and order compare the NFC forms in SQL (`normalize`, as Swift compares
+/// database adaptors did this. Opened with ``PersistentStoreOptions/lightweightMigration``, a
+/// database written with an earlier model migrates as a SQLite file does (``SQLMigration``), in
+/// one transaction: PostgreSQL's DDL is transactional, so a failed migration leaves the database
+/// as it was. Differences from the SQLite store: string equality and order compare the NFC forms in SQL (`normalize`, as Swift compares
 /// strings), while string comparisons with options, `LIKE`, `MATCHES`, `BEGINSWITH`,
 /// `ENDSWITH` and `CONTAINS` are evaluated in memory after the rest of the predicate ran in
 /// SQL (PostgreSQL has no `mo_compare`).
@@ -74,13 +76,14 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     ///     (`disable`, `allow`, `prefer`, `require`, `verify-ca`, `verify-full`) and
     ///     `connect_timeout` (seconds) query items.
     ///   - model: The model of the records; a database written with another model is refused.
-    ///   - options: Accepted for symmetry with the SQLite store; ``PersistentStoreOptions/lightweightMigration``
-    ///     does not migrate a PostgreSQL database yet (the store then throws
-    ///     ``PersistenceError/Code/incompatibleModel`` as without it).
+    ///   - options: ``PersistentStoreOptions/lightweightMigration`` to bring a database written
+    ///     with an earlier model up to `model`.
     /// - Throws: ``PersistenceError/Code/invalidStore`` for a URL the store cannot use or a
     ///   database holding tables this library did not write; ``PersistenceError/Code/connectionFailed``
     ///   when the server cannot be reached, refuses the login or has no such database;
-    ///   ``PersistenceError/Code/incompatibleModel`` for a database written with another model.
+    ///   ``PersistenceError/Code/incompatibleModel`` for a database written with another model
+    ///   (without migration); ``PersistenceError/Code/migrationFailed`` for a change lightweight
+    ///   migration cannot infer, or a new uniqueness constraint the records break.
     ///
     /// Corresponds to `-[NSPersistentStoreCoordinator addPersistentStoreWithType:…]`.
     public init(url: URL, model: ManagedObjectModel, options: PersistentStoreOptions = []) throws {
@@ -93,7 +96,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         let connection = try mappingPostgreSQLErrors(.invalidStore) { try PostgreSQLConnection(configuration: configuration) }
         let server = configuration.serverDescription
         identifier = try mappingPostgreSQLErrors(.invalidStore) {
-            try Self.prepare(connection, schema: schema, model: model, server: server)
+            try Self.prepare(connection, schema: schema, model: model, server: server, migrate: options.contains(.lightweightMigration))
         }
         state = State(connection: connection)
     }

@@ -155,6 +155,13 @@ enum SQLDialect: Sendable {
         }
     }
 
+    /// The type a column of an attribute of `type` has as the database reports it (SQLite's
+    /// `PRAGMA table_info`, PostgreSQL's `information_schema.columns.data_type`), uppercased:
+    /// ``columnType(_:)`` without its collation.
+    func declaredType(_ type: AttributeType) -> String? {
+        columnType(type).map { ($0.components(separatedBy: " COLLATE ").first ?? $0).uppercased() }
+    }
+
     /// The type of primary keys, foreign keys and positions.
     var keyType: String {
         switch self {

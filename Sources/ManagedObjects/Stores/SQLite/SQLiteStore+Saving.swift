@@ -49,35 +49,12 @@ extension SQLiteStore {
     }
 
     private func checkVersions(_ changes: SaveChanges, reported: [ManagedObjectID: Int64?], _ connection: SQLiteConnection) throws {
-        var conflicts: [PersistenceError.Conflict] = []
-        func check(_ id: ManagedObjectID, fallback: Int64?) throws {
-            let expected: Int64? = reported[id] ?? fallback
-            let current = try currentVersion(of: id, connection)
-            if current != expected {
-                conflicts.append(PersistenceError.Conflict(
-                    objectID: id, oldVersion: changes.expectedVersions[id] ?? expected ?? 0, newVersion: current))
-            }
-        }
-        for record in changes.updated {
-            // The version a caller gives may be any number.
-            let (previous, overflow) = record.version.subtractingReportingOverflow(1)
-            try check(record.objectID, fallback: overflow ? nil : previous)
-        }
-        for id in changes.deleted { try check(id, fallback: changes.expectedVersions[id]) }
-        guard !conflicts.isEmpty else { return }
-        conflicts.sort { $0.objectID.description < $1.objectID.description }
-        throw PersistenceError(
-            .mergeConflict,
-            message: "\(conflicts.count) record\(conflicts.count == 1 ? " was" : "s were") changed by another writer "
-                + "during the save: " + conflicts.map(\.description).joined(separator: "; "),
-            conflicts: conflicts)
+        let conflicts = try PersistenceError.versionConflicts(in: changes, reported: reported) { try currentVersion(of: $0, connection) }
+        if !conflicts.isEmpty { throw PersistenceError.mergeConflicts(conflicts) }
     }
 
     private func mapping(of id: ManagedObjectID) throws -> (SQLSchema.EntityMapping, Int64) {
-        guard let mapping = schema.entities[id.entity.name], let key = id.primaryKey, id.storeIdentifier == identifier else {
-            throw PersistenceError(.saveFailed, message: "\(id) is not an object ID of this store", objectID: id)
-        }
-        return (mapping, key)
+        try schema.mapping(of: id, storeIdentifier: identifier)
     }
 
     private func delete(_ id: ManagedObjectID, _ connection: SQLiteConnection) throws {
@@ -151,12 +128,7 @@ extension SQLiteStore {
     /// of its ordered one-to-many relationships.
     private func writeRelationships(of record: StoreRecord, isNew: Bool, _ connection: SQLiteConnection) throws {
         let (mapping, key) = try mapping(of: record.objectID)
-        guard mapping.writesRelationships else { return }
-        for (index, storage) in mapping.storage.enumerated() {
-            // Left out: not read since the record was, so the rows keep what they have.
-            guard index < record.values.count, !record.omittedRelationships.contains(index) else { continue }
-            var related: [ManagedObjectID] = []
-            if case .toMany(let ids) = record.values[index] { related = ids }
+        for (storage, related) in mapping.relationshipWrites(of: record) {
             switch storage {
             case .toManyByInverse(let table, _, let order?):
                 // No related rows, no positions to write (and no statement to look up).

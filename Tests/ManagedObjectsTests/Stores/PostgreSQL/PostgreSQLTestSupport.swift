@@ -3,8 +3,9 @@ import Testing
 @testable import ManagedObjects
 
 /// The PostgreSQL server the tests run against: `MODELOBJECTS_POSTGRES_URL` (`.ci/postgres start`
-/// sets it). Without it the PostgreSQL suites are skipped, with a one-line note, unless `CI` is set:
-/// then they run and fail, so that CI never passes them by skipping.
+/// sets it). Without it the PostgreSQL suites are skipped, the whole run saying so in one line
+/// (``PostgreSQLServerRequirement``), unless `CI` is set: then they run and fail, so that CI
+/// never passes them by skipping.
 enum PostgreSQLTestServer {
     static let environmentKey = "MODELOBJECTS_POSTGRES_URL"
 
@@ -18,7 +19,7 @@ enum PostgreSQLTestServer {
         url != nil || ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty } == true
     }
 
-    static let skipNote: Comment = "PostgreSQL tests skipped: MODELOBJECTS_POSTGRES_URL is not set (start a server with .ci/postgres start)"
+    static let skipNote = "PostgreSQL tests skipped: MODELOBJECTS_POSTGRES_URL not set (start a server with .ci/postgres start)"
 
     /// The server's URL; throws in CI when none is configured.
     static func requireURL() throws -> URL {
@@ -38,9 +39,24 @@ enum PostgreSQLTestServer {
     }
 }
 
-/// The PostgreSQL suites, skipped together (each test with the note) when no server is configured.
-@Suite(.enabled(if: PostgreSQLTestServer.isEnabled, PostgreSQLTestServer.skipNote), .serialized)
+/// The PostgreSQL suites, skipped together when no server is configured.
+@Suite(PostgreSQLServerRequirement(), .serialized)
 enum PostgreSQLTests {}
+
+/// Runs the suite it is attached to only when ``PostgreSQLTestServer/isEnabled``; otherwise
+/// prints ``PostgreSQLTestServer/skipNote`` once and runs none of its tests. A condition trait
+/// (`.enabled(if:)`) would report every suite and test of the hierarchy as skipped, a line each.
+struct PostgreSQLServerRequirement: SuiteTrait, TestScoping {
+    var isRecursive: Bool { false }
+
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        guard PostgreSQLTestServer.isEnabled else {
+            print(PostgreSQLTestServer.skipNote)
+            return
+        }
+        try await function()
+    }
+}
 
 /// A new, empty database on the test server, dropped (with its connections) when released.
 final class TemporaryPostgreSQLDatabase: Sendable {

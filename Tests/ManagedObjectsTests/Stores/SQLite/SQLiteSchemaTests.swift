@@ -24,7 +24,7 @@ import Testing
         #expect(metadata.contains("storeIdentifier|\(probe.store.identifier)"))
         #expect(metadata.contains("schemaVersion|1"))
         let employee = try #require(model.entity(named: "Employee"))
-        #expect(metadata.contains("entity.Employee|\(SQLiteStore.hex(employee.versionHash))"))
+        #expect(metadata.contains("entity.Employee|\(SHA256.hex(employee.versionHash))"))
         #expect(try probe.query("PRAGMA journal_mode") == ["wal"])
         let synchronous = try probe.store.withConnection(.operationFailed) { state -> Int64 in
             var level: Int64 = -1
