@@ -58,7 +58,7 @@ extension PostgreSQLStore {
         let sql = "SELECT \(table).\"Z_PK\", \(table).\"Z_ENT\"" + columns.map { ", \(table).\($0.column)" }.joined()
             + " FROM \(table)" + (plan.condition.isEmpty ? "" : " WHERE " + plan.condition) + plan.orderAndLimit
         return try withConnection(.operationFailed) { connection, _ in
-            let result = try connection.run(sql, plan.bindings.map(Self.parameter))
+            let result = try connection.run(sql, plan.bindings.map(Self.parameter), resultFormat: .binary)
             var rows = StoreAttributeRows(objectIDs: [], values: [], attributeCount: attributes.count)
             var entities: [String: EntityDescription] = [:]
             for row in 0..<result.rowCount {
