@@ -200,8 +200,10 @@ extension PostgreSQLStore {
         records.reserveCapacity(Int(result.rowCount))
         var owners: [Int64] = []
         let ownerPosition = result.columnCount - 1
-        /// The entity of the last row.
-        var last: (entity: EntityDescription, mapping: SQLSchema.EntityMapping)?
+        // The entity of the last row and how its properties are read (not the whole mapping: a
+        // copy of it per row would retain each of its arrays).
+        var last: EntityDescription?
+        var reads: [SQLSchema.Read] = []
         var entities: [String: (EntityDescription, SQLSchema.EntityMapping)] = [:]
         for row in 0..<result.rowCount {
             guard let key = result.int64(row, 0), key > 0 else {
@@ -211,7 +213,7 @@ extension PostgreSQLStore {
                 throw PersistenceError(
                     .operationFailed, message: "the record \(key) in \(table) has a version (Z_OPT) that is not a positive integer", sql: sql)
             }
-            if last.map({ result.textEquals(row, 1, $0.entity.name) }) != true {
+            if last.map({ result.textEquals(row, 1, $0.name) }) != true {
                 let name = result.text(row, 1) ?? ""
                 if entities[name] == nil {
                     guard let entity = model.entity(named: name), let mapping = schema.entities[name] else {
@@ -225,12 +227,14 @@ extension PostgreSQLStore {
                     }
                     entities[name] = (entity, mapping)
                 }
-                last = entities[name]
+                guard let (entity, mapping) = entities[name] else { continue }
+                last = entity
+                reads = mapping.reads
             }
-            guard let (entity, mapping) = last else { continue }
+            guard let entity = last else { continue }
             let objectID = ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, primaryKey: key))
             var values = [StoreValue](repeating: .null, count: entity.properties.count)
-            for read in mapping.reads {
+            for read in reads {
                 switch read {
                 case .attribute(let index, let position, let decoding, let isRequired):
                     if result.isNull(row, position) {
