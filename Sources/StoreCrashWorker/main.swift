@@ -7,15 +7,33 @@
 // `StoreCrashWorker history <path> <count>` opens the SQLite store with persistent history
 // tracking and saves `count` batches as author "worker", then exits: the persistent history
 // tests read the history while it saves.
+//
+// `StoreCrashWorker increment <postgresql URL> <updates> <worker>` increments counters that
+// other workers increment too, retrying on conflict (see Increments.swift).
 
 import Foundation
 import ManagedObjects
 
 let arguments = CommandLine.arguments
+if arguments.count == 5 && arguments[1] == "increment" {
+    guard let location = URL(string: arguments[2]), let updates = Int(arguments[3]), let worker = Int(arguments[4]), worker >= 0 else {
+        FileHandle.standardError.write(Data("usage: StoreCrashWorker increment <URL> <updates> <worker>\n".utf8))
+        exit(2)
+    }
+    do {
+        try runIncrements(at: location, updates: updates, worker: worker)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("StoreCrashWorker: \(error)\n".utf8))
+        exit(1)
+    }
+}
 let historyMode = arguments.count == 4 && arguments[1] == "history"
 guard arguments.count == 3 || historyMode, !historyMode || Int(arguments[3]) != nil else {
     FileHandle.standardError.write(
-        Data("usage: StoreCrashWorker <InMemory|SQLite|Binary|PostgreSQL> <path or URL> | history <path> <count>\n".utf8))
+        Data(
+            ("usage: StoreCrashWorker <InMemory|SQLite|Binary|PostgreSQL> <path or URL> | history <path> <count>"
+                + " | increment <URL> <updates> <worker>\n").utf8))
     exit(2)
 }
 

@@ -5,14 +5,19 @@ import ModelObjects
 import SampleModels
 
 /// The PostgreSQL store against raw libpq on the same schema (prepared statements, one
-/// transaction, text protocol on both sides): inserting and saving 100,000 employees through a
-/// context, and fetching 100,000 with a predicate reading one attribute.
+/// transaction): inserting and saving 100,000 employees through a context, fetching 100,000
+/// with a predicate reading one attribute, and firing them as batched faults; then several
+/// writer processes saving at once (``PostgreSQLWriterBenchmarks``). Parameters go as text on
+/// both sides; the store reads rows in binary format, the raw baselines in text (one also in
+/// binary, marked ‡).
 ///
 /// Needs a server: `MODELOBJECTS_POSTGRES_URL` (a `postgresql://` URL whose user may create
 /// databases). Each run gets a fresh database, created through the server's `postgres`
 /// database and dropped afterwards; the URL's own database is never written.
 enum PostgreSQLBenchmarks {
     static let count = 100_000
+    /// The `fetchBatchSize` of the batched-fault benchmark.
+    static let faultBatch = 1_000
 
     /// Times whole operations (best of `runs`) and prints a table with the ratios.
     static func report(runs defaultRuns: Int = 3) {
@@ -47,19 +52,7 @@ enum PostgreSQLBenchmarks {
             }
             let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
             let start = now()
-            let departments = (0..<10).map { index -> ManagedDepartment in
-                let department = ManagedDepartment(context: context)
-                department.name = "Department \(index)"
-                return department
-            }
-            for index in 0..<count {
-                let employee = ManagedEmployee(context: context)
-                employee.firstName = "First\(index)"
-                employee.lastName = "Last\(index)"
-                employee.employeeID = Int64(index)
-                employee.salary = Double(40_000 + index % 997)
-                employee.department = departments[index % 10]
-            }
+            fillEmployees(context, count: count)
             do {
                 try context.save()
             } catch {
@@ -85,7 +78,9 @@ enum PostgreSQLBenchmarks {
 
         // 2. Fetch the 100,000 with `salary >= 40000` and read `salary` of each.
         var contextFetch = Double.nan, storeFetch = Double.nan, rawFetch = Double.nan, rawFetchObjects = Double.nan
+        var rawFetchBinaryObjects = Double.nan
         var fetchApplied = false
+        var contextFaults = Double.nan, rawFaults = Double.nan
         if let url = filled, let predicate = try? KeyValuePredicate(format: "salary >= 40000") {
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
             if let store = try? coordinator.addPersistentStore(type: .postgreSQL, at: url),
@@ -121,6 +116,23 @@ enum PostgreSQLBenchmarks {
             }
             rawFetch = best(runs) { rawSelect(url: url) }
             rawFetchObjects = best(runs) { rawSelectIntoObjects(url: url) }
+            rawFetchBinaryObjects = best(runs) { rawSelectIntoObjects(url: url, binary: true) }
+
+            // 3. Batched faults: the same fetch with `fetchBatchSize` 1,000 (the keys only), then
+            // `salary` of each, which fires the faults a batch at a time.
+            contextFaults = best(runs) {
+                let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                var request = FetchRequest<ManagedEmployee>(entityName: "Employee", predicate: predicate)
+                request.fetchBatchSize = faultBatch
+                let start = now()
+                var total = 0.0
+                let employees = (try? context.fetch(request)) ?? []
+                for employee in employees { total += employee.salary }
+                blackHole(total)
+                if employees.count != count { print("batched fetch read \(employees.count)") }
+                return Double(now() - start)
+            }
+            rawFaults = best(runs) { rawBatchedSelect(url: url) }
         }
 
         print("## PostgreSQL store")
@@ -140,13 +152,41 @@ enum PostgreSQLBenchmarks {
         row("the store's part: `fetch` of the same request, read `salary` of each record"
             + (fetchApplied ? " (predicate in SQL)" : " (predicate not translated)"), storeFetch, rawFetch)
         row("the context fetch against raw libpq reading the store's 12 columns into plain Swift objects †", contextFetch, rawFetchObjects)
+        row("the store's part against raw libpq reading the same 12 columns in binary format into plain Swift objects ‡", storeFetch,
+            rawFetchBinaryObjects)
+        row("batched faults: the fetch with `fetchBatchSize` 1,000, `salary` of each read (faults fired a batch at a time)",
+            contextFaults, rawFaults)
         print()
-        print("Baselines (raw libpq, text protocol, on a database whose schema the store created):")
+        print("Baselines (raw libpq, text protocol unless marked ‡, on a database whose schema the store created):")
         print("- insert: one connection, `BEGIN`, one `PQprepare`d INSERT of the 10 departments and one of the employees (all 12 columns, keys given), `PQexecPrepared` per row, `COMMIT`; timed from `BEGIN` to `COMMIT`.")
         print("- fetch: one `PQprepare`d `SELECT \"ZSALARY\" FROM \"ZEMPLOYEE\" WHERE \"ZSALARY\" >= $1`, executed once, each value parsed with `strtod`; timed from the prepare on a fresh connection's first query to the last value.")
         print("- † supplementary: the same SELECT of every column the store reads, each row made into a `PlainEmployeeRow` (strings, integers, doubles parsed from text), kept in an array, then `salary` summed.")
+        print("- ‡ the same SELECT as †, in binary format (result format 1, as the store reads): integers, doubles and Booleans from their big-endian bytes, strings from their UTF-8.")
+        print("- batched faults: `SELECT \"Z_PK\"` of the same rows, then per 1,000 keys one `PQprepare`d SELECT of the 12 columns the store reads `WHERE \"Z_PK\" = ANY($1::bigint[])` (keys as one text array parameter), `salary` parsed with `strtod`.")
         print("- library: the store's connection opened before timing; the context side times making the objects, setting five properties and `save()` (reserving keys from the sequences, one transaction).")
         print()
+
+        print("### Several writer processes (same server)")
+        print()
+        if let url = admin.createDatabase() { PostgreSQLWriterBenchmarks.report(database: url, model: model) }
+    }
+
+    /// Makes 10 departments and `count` employees in `context` (names, ID, salary 40,000 to
+    /// 40,996, department), unsaved: what every PostgreSQL benchmark fills its database with.
+    static func fillEmployees(_ context: ManagedObjectContext, count: Int) {
+        let departments = (0..<10).map { index -> ManagedDepartment in
+            let department = ManagedDepartment(context: context)
+            department.name = "Department \(index)"
+            return department
+        }
+        for index in 0..<count {
+            let employee = ManagedEmployee(context: context)
+            employee.firstName = "First\(index)"
+            employee.lastName = "Last\(index)"
+            employee.employeeID = Int64(index)
+            employee.salary = Double(40_000 + index % 997)
+            employee.department = departments[index % 10]
+        }
     }
 
     // MARK: - Raw libpq
@@ -210,10 +250,46 @@ enum PostgreSQLBenchmarks {
         return elapsed
     }
 
+    /// Raw libpq: the keys of the employees with `ZSALARY >= 40000`, then their rows a batch of
+    /// 1,000 keys at a time (the columns the store reads), the salary of each parsed.
+    private static func rawBatchedSelect(url: URL) -> Double? {
+        guard let connection = connect(url) else { return nil }
+        defer { PQfinish(connection) }
+        let start = now()
+        guard prepare(connection, "keys", "SELECT \"Z_PK\" FROM \"ZEMPLOYEE\" WHERE \"ZSALARY\" >= $1 ORDER BY \"Z_PK\""),
+              prepare(
+                connection, "batch",
+                "SELECT \"Z_PK\", \"Z_ENT\", \"Z_OPT\", \"ZFIRSTNAME\", \"ZLASTNAME\", \"ZEMPLOYEEID\", \"ZSALARY\", \"ZAGE\", "
+                    + "\"ZHASDRIVERSLICENSE\", \"ZSTARTDATE\", \"ZDEPARTMENT\", \"ZMANAGER\" FROM \"ZEMPLOYEE\" WHERE \"Z_PK\" = ANY($1::bigint[])")
+        else { return nil }
+        let keysResult = withParameters(["40000"]) { values, count in PQexecPrepared(connection, "keys", count, values, nil, nil, 0) }
+        defer { PQclear(keysResult) }
+        guard PQresultStatus(keysResult) == PGRES_TUPLES_OK else { return nil }
+        let keys = (0..<PQntuples(keysResult)).map { String(cString: PQgetvalue(keysResult, $0, 0)) }
+        var total = 0.0, rows = 0
+        var first = 0
+        while first < keys.count {
+            let batch = "{" + keys[first..<min(first + faultBatch, keys.count)].joined(separator: ",") + "}"
+            let result = withParameters([batch]) { values, count in PQexecPrepared(connection, "batch", count, values, nil, nil, 0) }
+            defer { PQclear(result) }
+            guard PQresultStatus(result) == PGRES_TUPLES_OK else { return nil }
+            for row in 0..<PQntuples(result) { total += strtod(PQgetvalue(result, row, 6), nil) }
+            rows += Int(PQntuples(result))
+            first += faultBatch
+        }
+        blackHole(total)
+        let elapsed = Double(now() - start)
+        if rows != count { print("raw batched select read \(rows) rows") }
+        return elapsed
+    }
+
     /// Raw libpq: the employees with `ZSALARY >= 40000`, every column the store reads made into
     /// a plain Swift object per row (kept in an array, as a fetch's result is), then the salary
     /// of each read.
-    private static func rawSelectIntoObjects(url: URL) -> Double? {
+    ///
+    /// With `binary`, the result comes in libpq's binary format (result format 1) and each
+    /// value is read from its big-endian bytes instead of parsed from text.
+    private static func rawSelectIntoObjects(url: URL, binary: Bool = false) -> Double? {
         guard let connection = connect(url) else { return nil }
         defer { PQfinish(connection) }
         let start = now()
@@ -223,7 +299,7 @@ enum PostgreSQLBenchmarks {
                 + "\"ZHASDRIVERSLICENSE\", \"ZSTARTDATE\", \"ZDEPARTMENT\", \"ZMANAGER\" FROM \"ZEMPLOYEE\" WHERE \"ZSALARY\" >= $1")
         else { return nil }
         let result = withParameters(["40000"]) { values, count in
-            PQexecPrepared(connection, "rows", count, values, nil, nil, 0)
+            PQexecPrepared(connection, "rows", count, values, nil, nil, binary ? 1 : 0)
         }
         defer { PQclear(result) }
         guard PQresultStatus(result) == PGRES_TUPLES_OK else {
@@ -233,8 +309,18 @@ enum PostgreSQLBenchmarks {
         func text(_ row: Int32, _ column: Int32) -> String {
             String(decoding: UnsafeRawBufferPointer(start: PQgetvalue(result, row, column), count: Int(PQgetlength(result, row, column))), as: UTF8.self)
         }
+        func bigEndian(_ row: Int32, _ column: Int32) -> UInt64 {
+            let bytes = UnsafeRawBufferPointer(start: PQgetvalue(result, row, column), count: Int(PQgetlength(result, row, column)))
+            return bytes.reduce(0) { $0 << 8 | UInt64($1) }
+        }
         func integer(_ row: Int32, _ column: Int32) -> Int64? {
-            PQgetisnull(result, row, column) != 0 ? nil : strtoll(PQgetvalue(result, row, column), nil, 10)
+            guard PQgetisnull(result, row, column) == 0 else { return nil }
+            guard binary else { return strtoll(PQgetvalue(result, row, column), nil, 10) }
+            let value = bigEndian(row, column)
+            return PQgetlength(result, row, column) == 2 ? Int64(Int16(truncatingIfNeeded: value)) : Int64(bitPattern: value)
+        }
+        func double(_ row: Int32, _ column: Int32) -> Double {
+            binary ? Double(bitPattern: bigEndian(row, column)) : strtod(PQgetvalue(result, row, column), nil)
         }
         let rows = PQntuples(result)
         var objects: [PlainEmployeeRow] = []
@@ -243,9 +329,9 @@ enum PostgreSQLBenchmarks {
             objects.append(PlainEmployeeRow(
                 key: integer(row, 0) ?? 0, entity: text(row, 1), version: integer(row, 2) ?? 0,
                 firstName: text(row, 3), lastName: text(row, 4), employeeID: integer(row, 5) ?? 0,
-                salary: strtod(PQgetvalue(result, row, 6), nil), age: integer(row, 7),
-                hasDriversLicense: PQgetvalue(result, row, 8).pointee == CChar(UInt8(ascii: "t")),
-                startDate: Date(timeIntervalSinceReferenceDate: strtod(PQgetvalue(result, row, 9), nil)),
+                salary: double(row, 6), age: integer(row, 7),
+                hasDriversLicense: PQgetvalue(result, row, 8).pointee == (binary ? 1 : CChar(UInt8(ascii: "t"))),
+                startDate: Date(timeIntervalSinceReferenceDate: double(row, 9)),
                 department: integer(row, 10), manager: integer(row, 11)))
         }
         var total = 0.0
@@ -256,7 +342,7 @@ enum PostgreSQLBenchmarks {
         return elapsed
     }
 
-    private static func connect(_ url: URL) -> OpaquePointer? {
+    static func connect(_ url: URL) -> OpaquePointer? {
         let connection = PQconnectdb(url.absoluteString)
         guard PQstatus(connection) == CONNECTION_OK else {
             print("raw connection failed: \(String(cString: PQerrorMessage(connection)))")
@@ -266,7 +352,7 @@ enum PostgreSQLBenchmarks {
         return connection
     }
 
-    private static func command(_ connection: OpaquePointer, _ sql: String) -> Bool {
+    static func command(_ connection: OpaquePointer, _ sql: String) -> Bool {
         let result = PQexec(connection, sql)
         defer { PQclear(result) }
         guard PQresultStatus(result) == PGRES_COMMAND_OK else {
@@ -276,7 +362,7 @@ enum PostgreSQLBenchmarks {
         return true
     }
 
-    private static func prepare(_ connection: OpaquePointer, _ name: String, _ sql: String) -> Bool {
+    static func prepare(_ connection: OpaquePointer, _ name: String, _ sql: String) -> Bool {
         let result = PQprepare(connection, name, sql, 0, nil)
         defer { PQclear(result) }
         guard PQresultStatus(result) == PGRES_COMMAND_OK else {
@@ -286,7 +372,7 @@ enum PostgreSQLBenchmarks {
         return true
     }
 
-    private static func execute(_ connection: OpaquePointer, _ name: String, _ parameters: [String?]) -> Bool {
+    static func execute(_ connection: OpaquePointer, _ name: String, _ parameters: [String?]) -> Bool {
         let result = withParameters(parameters) { values, count in
             PQexecPrepared(connection, name, count, values, nil, nil, 0)
         }
@@ -299,7 +385,7 @@ enum PostgreSQLBenchmarks {
     }
 
     /// Calls `body` with the parameters as C strings (nil for SQL NULL), text format.
-    private static func withParameters<Result>(
+    static func withParameters<Result>(
         _ parameters: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?, Int32) -> Result
     ) -> Result {
         let copies = parameters.map { $0.flatMap { strdup($0) } }
@@ -309,7 +395,7 @@ enum PostgreSQLBenchmarks {
     }
 
     /// The best of `runs` timings; nil timings are skipped.
-    private static func best(_ runs: Int, _ body: () -> Double?) -> Double {
+    static func best(_ runs: Int, _ body: () -> Double?) -> Double {
         var times: [Double] = []
         for _ in 0..<runs { if let time = body() { times.append(time) } }
         return times.min() ?? .nan

@@ -17,6 +17,11 @@ let groups: [any BenchmarkGroup.Type] = [
     PredicateBenchmarks.self,
 ]
 
+// The PostgreSQL multi-writer benchmark launches this executable again as its writers.
+if CommandLine.arguments.dropFirst().first == PostgreSQLWriterBenchmarks.writerFlag {
+    PostgreSQLWriterBenchmarks.runWriter(Array(CommandLine.arguments.dropFirst(2)))
+}
+
 var configuration = RunConfiguration()
 var filters: [String] = []
 var profiling = false

@@ -5,17 +5,6 @@ import Testing
 /// A child process saves into a SQLite file while this process reads its history: every save
 /// arrives once, whole, in order, with its author.
 @Suite(.serialized) struct PersistentHistoryProcessTests {
-    private static var workerURL: URL? {
-        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var directory = testBinary.deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("StoreCrashWorker")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }
-
     /// The worker's model (see Sources/StoreCrashWorker).
     private func workerModel() throws -> ManagedObjectModel {
         try ManagedObjectModel {
@@ -32,7 +21,6 @@ import Testing
     }
 
     @Test func historyReadWhileAnotherProcessSavesHasEverySaveOnceAndWhole() throws {
-        let worker = try #require(Self.workerURL, "StoreCrashWorker must be built next to the tests")
         let directory = try TemporaryDirectory()
         let url = directory.file()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try workerModel())
@@ -41,13 +29,7 @@ import Testing
         var token = try coordinator.currentPersistentHistoryToken()
         let saves = 30
 
-        let process = Process()
-        process.executableURL = worker
-        process.arguments = ["history", url.path, String(saves)]
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
+        let worker = try StoreWorker.launch(["history", url.path, String(saves)])
 
         var transactions: [PersistentHistoryTransaction] = []
         var reads = 0
@@ -60,9 +42,8 @@ import Testing
             context.mergeChanges(from: fetched)
             if fetched.isEmpty { Thread.sleep(forTimeInterval: 0.005) }
         }
-        process.waitUntilExit()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0, "worker failed: \(stderr)")
+        let finished = worker.finish()
+        #expect(finished.status == 0, "worker failed: \(finished.errors)")
         transactions += try context.execute(.fetchHistory(after: token)).transactions
 
         #expect(transactions.count == saves)

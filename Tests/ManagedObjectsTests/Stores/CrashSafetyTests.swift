@@ -5,34 +5,16 @@ import Testing
 /// A process killed with SIGKILL in the middle of its save loop loses no save that returned and
 /// leaves no half-written save.
 @Suite(.serialized) struct CrashSafetyTests {
-    private static var workerURL: URL? {
-        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var directory = testBinary.deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("StoreCrashWorker")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }
-
     /// Runs the worker for `delay` seconds, runs `interrupt` (nothing by default), kills it, and
     /// returns the last save number it reported.
     private func runAndKill(
         type: PersistentStoreType, path: String, delay: Double, interrupt: () throws -> Void = {}
     ) throws -> Int {
-        let worker = try #require(Self.workerURL, "StoreCrashWorker must be built next to the tests")
-        let process = Process()
-        process.executableURL = worker
-        process.arguments = [type.rawValue, path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
+        let worker = try StoreWorker.launch([type.rawValue, path])
         Thread.sleep(forTimeInterval: delay)
         try interrupt()
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        worker.kill()
+        let output = worker.finish().output
         let numbers = output.split(separator: "\n").compactMap { line in
             line.hasPrefix("saved ") ? Int(line.dropFirst(6)) : nil
         }

@@ -4,7 +4,8 @@ import Foundation
 /// An open connection to a PostgreSQL server: owns the `PGconn` and closes it in `deinit`,
 /// prepares each statement once and runs it by name, and runs transactions.
 ///
-/// Parameters go as text (binary for `bytea`), results come as text; see
+/// Parameters go as text (binary for `bytea`); results come as text, or in binary format when
+/// the caller asks (what the store's reads do: no number goes through text); see
 /// ``PostgreSQLConfiguration`` for the session settings that make doubles read back exactly.
 ///
 /// Not thread-safe: its owner (``PostgreSQLStore``) uses it under a lock.
@@ -77,12 +78,15 @@ final class PostgreSQLConnection {
         _ = try check(PostgreSQLResult(handle: result, sql: sql))
     }
 
-    /// Runs `sql` with `parameters` (`$1`, `$2`, …), preparing it on first use.
+    /// Runs `sql` with `parameters` (`$1`, `$2`, …), preparing it on first use; the result's
+    /// values come in `resultFormat`.
     ///
     /// - Throws: ``PostgreSQLError`` with the SQL: the server refused it, the connection broke,
     ///   or a text parameter holds NUL (which PostgreSQL's text cannot).
     @discardableResult
-    func run(_ sql: String, _ parameters: [PostgreSQLParameter] = []) throws -> PostgreSQLResult {
+    func run(
+        _ sql: String, _ parameters: [PostgreSQLParameter] = [], resultFormat: PostgreSQLResult.Format = .text
+    ) throws -> PostgreSQLResult {
         let name = try statementName(sql)
         record(sql)
         var buffers: [UnsafeMutablePointer<CChar>?] = []
@@ -125,12 +129,14 @@ final class PostgreSQLConnection {
         let result = pointers.withUnsafeBufferPointer { values in
             lengths.withUnsafeBufferPointer { lengths in
                 formats.withUnsafeBufferPointer { formats in
-                    PQexecPrepared(handle, name, Int32(parameters.count), values.baseAddress, lengths.baseAddress, formats.baseAddress, 0)
+                    PQexecPrepared(
+                        handle, name, Int32(parameters.count), values.baseAddress, lengths.baseAddress, formats.baseAddress,
+                        resultFormat.rawValue)
                 }
             }
         }
         guard let result else { throw failure(sql: sql) }
-        return try check(PostgreSQLResult(handle: result, sql: sql))
+        return try check(PostgreSQLResult(handle: result, sql: sql, format: resultFormat))
     }
 
     /// Runs `body` in a transaction, rolling back when it throws.

@@ -58,18 +58,25 @@ extension PostgreSQLStore {
         let sql = "SELECT \(table).\"Z_PK\", \(table).\"Z_ENT\"" + columns.map { ", \(table).\($0.column)" }.joined()
             + " FROM \(table)" + (plan.condition.isEmpty ? "" : " WHERE " + plan.condition) + plan.orderAndLimit
         return try withConnection(.operationFailed) { connection, _ in
-            let result = try connection.run(sql, plan.bindings.map(Self.parameter))
+            let result = try connection.run(sql, plan.bindings.map(Self.parameter), resultFormat: .binary)
             var rows = StoreAttributeRows(objectIDs: [], values: [], attributeCount: attributes.count)
-            var entities: [String: EntityDescription] = [:]
+            rows.objectIDs.reserveCapacity(Int(result.rowCount))
+            rows.values.reserveCapacity(Int(result.rowCount) * attributes.count)
+            // The last row's entity: a row of the same entity costs no `String` for its name.
+            var last: EntityDescription?
             for row in 0..<result.rowCount {
-                guard let key = result.int64(row, 0), let name = result.text(row, 1) else {
+                guard let key = result.int64(row, 0), !result.isNull(row, 1) else {
                     throw PersistenceError(.operationFailed, message: "a row of \(table) has no key or entity", sql: sql)
                 }
-                guard let entity = entities[name] ?? model.entity(named: name), schema.entities[name]?.table == table else {
-                    throw PersistenceError(
-                        .operationFailed, message: "row \(key) of \(table) names an entity whose records are not there: \(name)", sql: sql)
+                if last.map({ result.textEquals(row, 1, $0.name) }) != true {
+                    let name = result.text(row, 1) ?? ""
+                    guard let named = model.entity(named: name), schema.entities[name]?.table == table else {
+                        throw PersistenceError(
+                            .operationFailed, message: "row \(key) of \(table) names an entity whose records are not there: \(name)", sql: sql)
+                    }
+                    last = named
                 }
-                entities[name] = entity
+                guard let entity = last else { continue }
                 let objectID = ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, primaryKey: key))
                 rows.objectIDs.append(objectID)
                 for (offset, column) in columns.enumerated() {

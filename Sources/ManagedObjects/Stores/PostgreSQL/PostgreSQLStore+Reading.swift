@@ -45,22 +45,32 @@ extension PostgreSQLStore {
     }
 
     private func records(for objectIDs: [ManagedObjectID], readsToMany: Bool) throws -> [ManagedObjectID: StoreRecord] {
-        var keysByTable: [String: [Int64]] = [:]
-        for id in objectIDs where id.storeIdentifier == identifier {
-            guard let key = id.primaryKey, let mapping = schema.entities[id.entity.name] else { continue }
-            keysByTable[mapping.table, default: []].append(key)
-        }
-        let wanted = Set(objectIDs)
-        var found: [ManagedObjectID: StoreRecord] = [:]
         try withConnection(.operationFailed) { connection, _ in
-            for (table, keys) in keysByTable.sorted(by: { $0.key < $1.key }) {
-                let records = try readRecords(
+            try schema.records(for: objectIDs, storeIdentifier: identifier) { table, keys in
+                try readRecords(
                     connection, table: table, where: "\(table).\"Z_PK\" = ANY($1::bigint[])", bindings: [Self.keyArray(keys)],
                     readsToMany: readsToMany)
-                for record in records where wanted.contains(record.objectID) { found[record.objectID] = record }
             }
         }
-        return found
+    }
+
+    /// The records a to-many relationship of `owners` relates them to, with each owner's
+    /// related IDs, for prefetching: one statement (the owners' keys go as one array
+    /// parameter), selecting by the inverse foreign key (or through the join table) and reading
+    /// the owner's key with each row; the records leave their own to-many relationships out.
+    /// Nil for a relationship this store does not keep that way.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed``; ``PersistenceError/Code/connectionFailed``.
+    ///
+    /// Corresponds to what Core Data's SQLite store reads for `relationshipKeyPathsForPrefetching`.
+    public func records(relatedTo owners: [ManagedObjectID], through relationship: RelationshipDescription) throws -> StoreRelatedRecords? {
+        try withConnection(.operationFailed) { connection, _ in
+            try schema.relatedRecords(of: owners, through: relationship, storeIdentifier: identifier) { query, keys in
+                try readRows(
+                    connection, table: query.table, from: query.from, where: "\(query.ownerColumn) = ANY($1::bigint[])",
+                    bindings: [Self.keyArray(keys)], orderAndLimit: query.order, ownerColumn: query.ownerColumn)
+            }
+        }
     }
 
     /// The records of `entity` (and its subentities), in primary-key order.
@@ -155,7 +165,7 @@ extension PostgreSQLStore {
     /// Runs a to-many query for the owners `keys` (its condition is `= ANY($1::bigint[])`),
     /// grouping the related IDs by owner key.
     func relatedIDs(_ connection: PostgreSQLConnection, sql: String, keys: [Int64]) throws -> [Int64: [ManagedObjectID]] {
-        let result = try connection.run(sql, [Self.keyArray(keys)])
+        let result = try connection.run(sql, [Self.keyArray(keys)], resultFormat: .binary)
         var related: [Int64: [ManagedObjectID]] = [:]
         var entities: [String: EntityDescription] = [:]
         for row in 0..<result.rowCount {
@@ -171,44 +181,60 @@ extension PostgreSQLStore {
         return related
     }
 
-    /// Reads the rows of `table` matching `condition` into records that leave their to-many
-    /// relationships out.
+    /// Reads the rows of `table` (selected `from` it, or a join with it) matching `condition`
+    /// into records that leave their to-many relationships out; with `ownerColumn`, also that
+    /// column's value of each row.
+    ///
+    /// The values come in binary format: numbers, Booleans, UUIDs and bytes are read from their
+    /// bytes, never through text. The rows of one entity (the usual case) cost no `String` for
+    /// `Z_ENT`: each row's name is compared with the last one's bytes.
     func readRows(
-        _ connection: PostgreSQLConnection, table: String, where condition: String, bindings: [PostgreSQLParameter],
-        orderAndLimit: String = ""
-    ) throws -> [StoreRecord] {
-        guard let select = schema.selectLists[table] else { return [] }
-        let sql = "SELECT \(select.sql) FROM \(table)" + (condition.isEmpty ? "" : " WHERE " + condition) + orderAndLimit
-        let result = try connection.run(sql, bindings)
+        _ connection: PostgreSQLConnection, table: String, from: String? = nil, where condition: String,
+        bindings: [PostgreSQLParameter], orderAndLimit: String = "", ownerColumn: String? = nil
+    ) throws -> (records: [StoreRecord], owners: [Int64]) {
+        guard let select = schema.selectLists[table] else { return ([], []) }
+        let sql = "SELECT \(select.sql)" + (ownerColumn.map { ", " + $0 } ?? "") + " FROM \(from ?? table)"
+            + (condition.isEmpty ? "" : " WHERE " + condition) + orderAndLimit
+        let result = try connection.run(sql, bindings, resultFormat: .binary)
         var records: [StoreRecord] = []
         records.reserveCapacity(Int(result.rowCount))
-        var entities: [String: (EntityDescription, SQLSchema.EntityMapping, Set<Int>)] = [:]
+        var owners: [Int64] = []
+        let ownerPosition = result.columnCount - 1
+        // The entity of the last row and how its properties are read (not the whole mapping: a
+        // copy of it per row would retain each of its arrays).
+        var last: EntityDescription?
+        var reads: [SQLSchema.Read] = []
+        var entities: [String: (EntityDescription, SQLSchema.EntityMapping)] = [:]
         for row in 0..<result.rowCount {
             guard let key = result.int64(row, 0), key > 0 else {
                 throw PersistenceError(.operationFailed, message: "a row of \(table) has no positive Z_PK", sql: sql)
             }
-            let name = result.text(row, 1) ?? ""
             guard let version = result.int64(row, 2), version >= 1 else {
                 throw PersistenceError(
                     .operationFailed, message: "the record \(key) in \(table) has a version (Z_OPT) that is not a positive integer", sql: sql)
             }
-            if entities[name] == nil {
-                guard let entity = model.entity(named: name), let mapping = schema.entities[name] else {
-                    throw PersistenceError(
-                        .operationFailed, message: "row \(key) of \(table) names an entity the model does not have: \(name)", sql: sql)
+            if last.map({ result.textEquals(row, 1, $0.name) }) != true {
+                let name = result.text(row, 1) ?? ""
+                if entities[name] == nil {
+                    guard let entity = model.entity(named: name), let mapping = schema.entities[name] else {
+                        throw PersistenceError(
+                            .operationFailed, message: "row \(key) of \(table) names an entity the model does not have: \(name)", sql: sql)
+                    }
+                    guard mapping.table == table else {
+                        throw PersistenceError(
+                            .operationFailed,
+                            message: "the record \(key) in \(table) names the entity \(name), whose records are in \(mapping.table)", sql: sql)
+                    }
+                    entities[name] = (entity, mapping)
                 }
-                guard mapping.table == table else {
-                    throw PersistenceError(
-                        .operationFailed, message: "the record \(key) in \(table) names the entity \(name), whose records are in \(mapping.table)",
-                        sql: sql)
-                }
-                let isToMany = entity.isToManyByIndex
-                entities[name] = (entity, mapping, Set(isToMany.indices.filter { isToMany[$0] }))
+                guard let (entity, mapping) = entities[name] else { continue }
+                last = entity
+                reads = mapping.reads
             }
-            guard let (entity, mapping, omitted) = entities[name] else { continue }
+            guard let entity = last else { continue }
             let objectID = ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, primaryKey: key))
             var values = [StoreValue](repeating: .null, count: entity.properties.count)
-            for read in mapping.reads {
+            for read in reads {
                 switch read {
                 case .attribute(let index, let position, let decoding, let isRequired):
                     if result.isNull(row, position) {
@@ -221,22 +247,32 @@ extension PostgreSQLStore {
                     values[index] = value
                 case .toOne(let index, let position, let entityPosition, let destination):
                     guard let targetKey = result.int64(row, position) else { continue }
-                    let targetName = entityPosition.flatMap { result.text(row, $0) }
-                    guard let target = targetName.map({ model.entity(named: $0) }) ?? destination, target.isKindOf(entity: destination) else {
-                        throw PersistenceError(
-                            .operationFailed,
-                            message: "the record \(key) of \(entity.name) in \(table) names the entity \(targetName ?? "") in "
-                                + "\(entity.name).\(entity.properties[index].name), which is not \(destination.name) or one of its subentities",
-                            objectID: objectID, sql: sql)
+                    var target = destination
+                    if let entityPosition, !result.isNull(row, entityPosition), !result.textEquals(row, entityPosition, destination.name) {
+                        let targetName = result.text(row, entityPosition) ?? ""
+                        guard let named = model.entity(named: targetName), named.isKindOf(entity: destination) else {
+                            throw PersistenceError(
+                                .operationFailed,
+                                message: "the record \(key) of \(entity.name) in \(table) names the entity \(targetName) in "
+                                    + "\(entity.name).\(entity.properties[index].name), which is not \(destination.name) or one of its subentities",
+                                objectID: objectID, sql: sql)
+                        }
+                        target = named
                     }
                     values[index] = .toOne(ManagedObjectID(entity: target, key: .permanent(storeIdentifier: identifier, primaryKey: targetKey)))
                 case .toMany(let index):
                     values[index] = .toMany([])
                 }
             }
-            records.append(StoreRecord(objectID: objectID, version: version, values: values, omittedRelationships: omitted))
+            records.append(StoreRecord(objectID: objectID, version: version, values: values, omittedRelationships: entity.toManyIndexes))
+            if ownerColumn != nil {
+                guard let owner = result.int64(row, ownerPosition) else {
+                    throw PersistenceError(.operationFailed, message: "a related row of \(table) has no owner key", sql: sql)
+                }
+                owners.append(owner)
+            }
         }
-        return records
+        return (records, owners)
     }
 
     /// Reads the rows of `table` matching `condition` into records, then (with `readsToMany`)
@@ -245,7 +281,7 @@ extension PostgreSQLStore {
         _ connection: PostgreSQLConnection, table: String, where condition: String, bindings: [PostgreSQLParameter],
         orderAndLimit: String = "", readsToMany: Bool = true
     ) throws -> [StoreRecord] {
-        var records = try readRows(connection, table: table, where: condition, bindings: bindings, orderAndLimit: orderAndLimit)
+        var records = try readRows(connection, table: table, where: condition, bindings: bindings, orderAndLimit: orderAndLimit).records
         guard readsToMany, !records.isEmpty else { return records }
         let keys = records.compactMap(\.objectID.primaryKey)
         var done = Set<String>()
@@ -275,7 +311,7 @@ extension PostgreSQLStore {
         let property = objectID.entity.properties[index]
         let problem = result.isNull(row, position)
             ? "is NULL, but the attribute is required"
-            : "holds \"\(result.text(row, position)?.prefix(40) ?? "")\", which is not a value of its type"
+            : "holds \(result.valueDescription(row, position)), which is not a value of its type"
         return PersistenceError(
             .operationFailed,
             message: "\(objectID.entity.name).\(property.name) of the record \(objectID.primaryKey ?? 0) in \(table) \(problem); "

@@ -44,65 +44,38 @@ extension PostgreSQLStore {
         .text("{" + keys.map(String.init).joined(separator: ",") + "}")
     }
 
-    /// A column's text as an attribute's type; nil when it is not a value of the type (see
-    /// ``SQLSchema/Decoding``). The column types keep most wrong values out; another writer's
-    /// out-of-range number is still refused rather than converted.
+    /// A column's value as an attribute's type, in the result's format (text or binary); nil
+    /// when it is not a value of the type (see ``SQLSchema/Decoding``). The column types keep
+    /// most wrong values out; another writer's out-of-range number is still refused rather
+    /// than converted.
     static func decode(_ result: PostgreSQLResult, _ row: Int32, _ column: Int32, as decoding: SQLSchema.Decoding) -> StoreValue? {
         switch decoding {
         case .integer(let min, let max):
             guard let value = result.int64(row, column), value >= min, value <= max else { return nil }
             return .integer(value)
         case .boolean:
-            switch result.text(row, column) {
-            case "t": return .boolean(true)
-            case "f": return .boolean(false)
-            default: return nil
-            }
+            return result.boolean(row, column).map(StoreValue.boolean)
         case .double:
-            return result.text(row, column).flatMap(Double.init).map(StoreValue.double)
+            return result.double(row, column).map(StoreValue.double)
         case .float:
-            guard let double = result.text(row, column).flatMap(Double.init) else { return nil }
+            guard let double = result.double(row, column) else { return nil }
             // Past Float's range a finite number would read as an infinity.
             return double.isFinite && Float(double).isInfinite ? nil : .double(double)
         case .date:
-            return result.text(row, column).flatMap(Double.init).map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
+            return result.double(row, column).map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
         case .decimal:
-            guard let text = result.text(row, column), let decimal = Decimal(string: text, locale: nil) else { return nil }
+            guard let text = result.numericText(row, column), let decimal = Decimal(string: text, locale: nil) else { return nil }
             return .decimal(decimal)
         case .string:
             return result.text(row, column).map(StoreValue.string)
         case .uri:
             return result.text(row, column).flatMap { URL(string: $0) }.map(StoreValue.uri)
         case .data:
-            return bytea(result, row, column).map(StoreValue.data)
+            return result.bytes(row, column).map(StoreValue.data)
         case .uuid:
-            return result.text(row, column).flatMap { UUID(uuidString: $0) }.map(StoreValue.uuid)
+            return result.uuid(row, column).map(StoreValue.uuid)
         case .none:
             return .null
-        }
-    }
-
-    /// The bytes of a `bytea` column in the server's hex output (`\x0aff…`).
-    static func bytea(_ result: PostgreSQLResult, _ row: Int32, _ column: Int32) -> Data? {
-        result.withBytes(row, column) { bytes -> Data? in
-            guard let bytes, bytes.count >= 2, bytes[0] == UInt8(ascii: "\\"), bytes[1] == UInt8(ascii: "x"), bytes.count % 2 == 0
-            else { return nil }
-            func nibble(_ byte: UInt8) -> UInt8? {
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-                default: nil
-                }
-            }
-            var data = Data(capacity: (bytes.count - 2) / 2)
-            var index = 2
-            while index + 1 < bytes.count {
-                guard let high = nibble(bytes[index]), let low = nibble(bytes[index + 1]) else { return nil }
-                data.append(high << 4 | low)
-                index += 2
-            }
-            return data
         }
     }
 }

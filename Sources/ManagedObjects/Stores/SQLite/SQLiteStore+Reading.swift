@@ -202,31 +202,16 @@ extension SQLiteStore {
     }
 
     private func records(for objectIDs: [ManagedObjectID], readsToMany: Bool) throws -> [ManagedObjectID: StoreRecord] {
-        var keysByTable: [String: [Int64]] = [:]
-        for id in objectIDs where id.storeIdentifier == identifier {
-            guard let key = id.primaryKey, let mapping = schema.entities[id.entity.name] else { continue }
-            keysByTable[mapping.table, default: []].append(key)
-        }
-        var found: [ManagedObjectID: StoreRecord] = [:]
-        found.reserveCapacity(objectIDs.count)
-        let wanted = Set(objectIDs)
         let fullChunkPlaceholders = Array(repeating: "?", count: 500).joined(separator: ", ")
-        try withConnection(.operationFailed) { state in
-            for (table, keys) in keysByTable.sorted(by: { $0.key < $1.key }) {
-                var start = 0
-                while start < keys.count {
-                    let chunk = Array(keys[start..<min(start + 500, keys.count)])
-                    let placeholders = chunk.count == 500
-                        ? fullChunkPlaceholders : Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                    let records = try readRecords(
-                        state.connection, table: table, where: "\(table).\"Z_PK\" IN (\(placeholders))",
-                        bindings: chunk.map { .integer($0) }, readsToMany: readsToMany)
-                    for record in records where wanted.contains(record.objectID) { found[record.objectID] = record }
-                    start += 500
-                }
+        return try withConnection(.operationFailed) { state in
+            try schema.records(for: objectIDs, storeIdentifier: identifier, chunkSize: 500) { table, keys in
+                let placeholders = keys.count == 500
+                    ? fullChunkPlaceholders : Array(repeating: "?", count: keys.count).joined(separator: ", ")
+                return try readRecords(
+                    state.connection, table: table, where: "\(table).\"Z_PK\" IN (\(placeholders))",
+                    bindings: keys.map { .integer($0) }, readsToMany: readsToMany)
             }
         }
-        return found
     }
 
     /// The records a to-many relationship of `owners` relates them to, with each owner's
@@ -237,42 +222,14 @@ extension SQLiteStore {
     ///
     /// - Throws: ``PersistenceError/Code/operationFailed``.
     public func records(relatedTo owners: [ManagedObjectID], through relationship: RelationshipDescription) throws -> StoreRelatedRecords? {
-        guard let owner = owners.first, let mapping = schema.entities[owner.entity.name],
-              relationship.index < mapping.storage.count
-        else { return nil }
-        let storage = mapping.storage[relationship.index]
-        var ownersByKey: [Int64: ManagedObjectID] = [:]
-        for id in owners where id.storeIdentifier == identifier { if let key = id.primaryKey { ownersByKey[key] = id } }
-        let keys = ownersByKey.keys.sorted()
-        var result = StoreRelatedRecords(records: [], relatedIDs: [:])
-        // Grouped by the owner's key: hashing an integer per row, not an object ID.
-        var relatedByKey: [Int64: [ManagedObjectID]] = [:]
-        let from: String, ownerColumn: String, order: String, table: String
-        switch storage {
-        case .toManyByInverse(let other, let foreignKey, let position):
-            (table, from, ownerColumn) = (other, other, "\(other).\(foreignKey)")
-            order = " ORDER BY \(ownerColumn), " + (position.map { "\(other).\($0), " } ?? "") + "\(other).\"Z_PK\""
-        case .toManyByJoin(let join, let own, let otherColumn, let position, let otherTable):
-            (table, from, ownerColumn) = (otherTable, "\(otherTable) JOIN \(join) AS j ON j.\(otherColumn) = \(otherTable).\"Z_PK\"", "j.\(own)")
-            order = " ORDER BY j.\(own), " + (position.map { "j.\($0), " } ?? "") + "j.\(otherColumn)"
-        default:
-            return nil
-        }
         try withConnection(.operationFailed) { state in
-            var start = 0
-            while start < keys.count {
-                let chunk = keys[start..<min(start + 500, keys.count)]
-                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                let (records, ownerKeys) = try readRows(
-                    state.connection, table: table, from: from, where: "\(ownerColumn) IN (\(placeholders))",
-                    bindings: chunk.map { .integer($0) }, orderAndLimit: order, ownerColumn: ownerColumn)
-                for (record, ownerKey) in zip(records, ownerKeys) { relatedByKey[ownerKey, default: []].append(record.objectID) }
-                result.records += records
-                start += 500
+            try schema.relatedRecords(of: owners, through: relationship, storeIdentifier: identifier, chunkSize: 500) { query, keys in
+                let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ", ")
+                return try readRows(
+                    state.connection, table: query.table, from: query.from, where: "\(query.ownerColumn) IN (\(placeholders))",
+                    bindings: keys.map { .integer($0) }, orderAndLimit: query.order, ownerColumn: query.ownerColumn)
             }
         }
-        for (key, ids) in relatedByKey { if let owner = ownersByKey[key] { result.relatedIDs[owner] = ids } }
-        return result
     }
 
     /// The records of `entity` (and its subentities), in primary-key order: one statement for

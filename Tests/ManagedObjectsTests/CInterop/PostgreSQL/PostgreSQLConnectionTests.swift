@@ -60,6 +60,63 @@ extension PostgreSQLTests {
             #expect(result.text(5, 0) == nil)
         }
 
+        @Test func readsEveryTypeInBinaryFormat() throws {
+            let database = try TemporaryPostgreSQLDatabase()
+            let connection = try database.connect()
+            let uuid = UUID()
+            let result = try connection.run(
+                "SELECT -7::smallint, -70000::integer, $1::bigint, -0.1::double precision, 1.5::real, true, false, "
+                    + "'héllo'::text, '\\x00ff5c'::bytea, $2::uuid, NULL::bigint, '-1234.5678'::numeric, 0::numeric, "
+                    + "'0.00012'::numeric, '120000'::numeric",
+                [.text(String(Int64.min)), .text(uuid.uuidString)], resultFormat: .binary)
+            #expect(result.format == .binary)
+            #expect(result.int64(0, 0) == -7)
+            #expect(result.int64(0, 1) == -70_000)
+            #expect(result.int64(0, 2) == Int64.min)
+            #expect(result.double(0, 3) == -0.1)
+            #expect(result.double(0, 4) == 1.5)
+            #expect(result.boolean(0, 5) == true)
+            #expect(result.boolean(0, 6) == false)
+            #expect(result.text(0, 7) == "héllo")
+            #expect(result.textEquals(0, 7, "héllo"))
+            #expect(!result.textEquals(0, 7, "hello"))
+            #expect(result.bytes(0, 8) == Data([0, 0xFF, 0x5C]))
+            #expect(result.uuid(0, 9) == uuid)
+            #expect(result.int64(0, 10) == nil && result.isNull(0, 10))
+            #expect(result.numericText(0, 11) == "-1234.5678")
+            #expect(result.numericText(0, 12) == "0")
+            #expect(result.numericText(0, 13) == "0.00012")
+            #expect(result.numericText(0, 14) == "120000")
+        }
+
+        /// A binary value read as another type (a `text` as an integer, an `integer` as a UUID)
+        /// reads as nil, never as the bytes reinterpreted.
+        @Test func aBinaryValueOfAnotherTypeReadsAsNil() throws {
+            let database = try TemporaryPostgreSQLDatabase()
+            let connection = try database.connect()
+            let result = try connection.run("SELECT 'abc'::text, 5::integer, 2::smallint", resultFormat: .binary)
+            #expect(result.int64(0, 0) == nil)
+            #expect(result.double(0, 0) == nil)
+            #expect(result.boolean(0, 1) == nil)
+            #expect(result.uuid(0, 1) == nil)
+            #expect(result.double(0, 2) == nil)
+            #expect(result.numericText(0, 2) == nil)
+            #expect(result.valueDescription(0, 1) == "a binary value of 4 bytes")
+            #expect(result.int64(3, 0) == nil, "a row outside the result")
+        }
+
+        @Test func numericBinaryFormRefusesMalformedDigits() {
+            // One digit of 10,000 (digits are base 10,000, so at most 9,999).
+            let bytes: [UInt8] = [0, 1, 0, 0, 0, 0, 0, 0, 0x27, 0x10]
+            #expect(bytes.withUnsafeBytes { PostgreSQLResult.numericText(binary: $0) } == nil)
+            // NaN's sign.
+            let nan: [UInt8] = [0, 0, 0, 0, 0xC0, 0, 0, 0]
+            #expect(nan.withUnsafeBytes { PostgreSQLResult.numericText(binary: $0) } == nil)
+            // A digit count the bytes do not hold.
+            let short: [UInt8] = [0, 2, 0, 0, 0, 0, 0, 0, 0, 1]
+            #expect(short.withUnsafeBytes { PostgreSQLResult.numericText(binary: $0) } == nil)
+        }
+
         @Test func preparesEachStatementOnce() throws {
             let database = try TemporaryPostgreSQLDatabase()
             let connection = try database.connect()

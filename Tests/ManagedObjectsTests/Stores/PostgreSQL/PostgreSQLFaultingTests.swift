@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+@testable import ManagedObjects
+
+extension PostgreSQLTests {
+    /// Faults over PostgreSQL load in batches and prefetching reads each relationship key path in
+    /// one statement, as over SQLite: the number of statements does not grow with the number of
+    /// objects.
+    @Suite struct FaultingTests {
+        /// 10 departments of 10 employees each, saved.
+        private func makeStore() throws -> (TemporaryPostgreSQLDatabase, PersistentStoreCoordinator, PostgreSQLStore) {
+            let database = try TemporaryPostgreSQLDatabase()
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
+            let store = try #require(try coordinator.addPersistentStore(type: .postgreSQL, at: database.url) as? PostgreSQLStore)
+            let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+            for index in 0..<10 {
+                let department = TestDepartment(context: writer)
+                department.name = "D\(index)"
+                for member in 0..<10 {
+                    let employee = TestEmployee(context: writer)
+                    employee.firstName = "E\(index)-\(member)"
+                    employee.age = Int16(20 + member)
+                    employee.department = department
+                }
+            }
+            try writer.save()
+            return (database, coordinator, store)
+        }
+
+        @Test func readingBatchedFaultsCostsAStatementPerBatchNotPerObject() throws {
+            let (database, coordinator, store) = try makeStore()
+            defer { withExtendedLifetime(database) {} }
+            let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+            var request = FetchRequest<TestEmployee>(entityName: "Employee")
+            request.fetchBatchSize = 25
+            let employees = try context.fetch(request)
+            #expect(employees.count == 100)
+            let reading = store.recordingSQL { _ = employees.map(\.firstName) }
+            // Four batches, each one statement for the rows (to-many relationships stay faults).
+            #expect(reading.count == 4, "\(reading)")
+            #expect(reading.allSatisfy { $0.contains(#""ZEMPLOYEE"."Z_PK" = ANY($1::bigint[])"#) }, "\(reading)")
+            #expect(Set(employees.compactMap(\.firstName)).count == 100)
+        }
+
+        @Test func prefetchingAToOneRelationshipIsOneStatement() throws {
+            let (database, coordinator, store) = try makeStore()
+            defer { withExtendedLifetime(database) {} }
+            let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+            var request = FetchRequest<TestEmployee>(entityName: "Employee")
+            request.relationshipKeyPathsForPrefetching = ["department"]
+            var employees: [TestEmployee] = []
+            let fetching = try store.recordingSQL { employees = try context.fetch(request) }
+            #expect(fetching.count == 2, "the fetch and its prefetch: \(fetching)")
+            var names: Set<String> = []
+            let reading = store.recordingSQL { names = Set(employees.compactMap { $0.department?.name }) }
+            #expect(names.count == 10)
+            #expect(reading.isEmpty, "reading prefetched departments ran SQL: \(reading)")
+        }
+
+        @Test func prefetchingAToManyRelationshipReadsItsRecordsByTheirOwnersInOneStatement() throws {
+            let (database, coordinator, store) = try makeStore()
+            defer { withExtendedLifetime(database) {} }
+            let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+            var request = FetchRequest<TestDepartment>(entityName: "Department")
+            request.relationshipKeyPathsForPrefetching = ["employees"]
+            var departments: [TestDepartment] = []
+            let fetching = try store.recordingSQL { departments = try context.fetch(request) }
+            #expect(fetching.count == 2, "the departments, then the employees with their owners: \(fetching)")
+            #expect(fetching.contains { $0.contains(#""ZEMPLOYEE"."ZDEPARTMENT" = ANY($1::bigint[])"#) }, "\(fetching)")
+            #expect(!fetching.contains { $0.contains(#""ZEMPLOYEE"."Z_PK" = ANY("#) }, "not by ID: \(fetching)")
+            var names: Set<String> = []
+            let reading = store.recordingSQL {
+                for department in departments { for employee in department.employees { names.insert(employee.firstName ?? "") } }
+            }
+            #expect(reading.isEmpty, "\(reading)")
+            #expect(names.count == 100)
+            #expect(departments.allSatisfy { $0.employees.count == 10 && $0.employees.allSatisfy { !$0.isFault } })
+        }
+
+        @Test func prefetchingIsOneStatementPerKeyPath() throws {
+            let (database, coordinator, store) = try makeStore()
+            defer { withExtendedLifetime(database) {} }
+            let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+            var request = FetchRequest<TestEmployee>(entityName: "Employee", predicate: try KeyValuePredicate(format: "age < 22"))
+            request.relationshipKeyPathsForPrefetching = ["department", "projects", "department.employees"]
+            var employees: [TestEmployee] = []
+            let fetching = try store.recordingSQL { employees = try context.fetch(request) }
+            #expect(employees.count == 20)
+            // The employees, their departments, their projects (through the join table), the
+            // departments' employees.
+            #expect(fetching.count == 4, "\(fetching)")
+            let reading = store.recordingSQL {
+                for employee in employees {
+                    _ = employee.projects.count
+                    _ = employee.department?.employees.map(\.firstName)
+                }
+            }
+            #expect(reading.isEmpty, "\(reading)")
+        }
+
+        @Test func prefetchingAnOrderedAndAManyToManyRelationshipKeepsEachOwnersRecords() throws {
+            let (database, coordinator, store) = try makeStore()
+            defer { withExtendedLifetime(database) {} }
+            let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+            let people = try writer.fetch(FetchRequest<TestEmployee>(
+                entityName: "Employee", predicate: try KeyValuePredicate(format: "age == 20"),
+                sortDescriptors: [KeyPathSortDescriptor(key: "firstName")]))
+            let orders = [["c", "a", "b"], ["z", "x"], []]
+            for (index, titles) in orders.enumerated() {
+                let project = TestProject(context: writer)
+                project.title = "P\(index)"
+                project.milestones = titles.map { title in
+                    let milestone = TestMilestone(context: writer)
+                    milestone.title = title
+                    return milestone
+                }
+                project.members = Set(people.prefix(index))
+            }
+            try writer.save()
+            let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+            var request = FetchRequest<TestProject>(entityName: "Project", sortDescriptors: [KeyPathSortDescriptor(key: "title")])
+            request.relationshipKeyPathsForPrefetching = ["milestones", "members"]
+            var projects: [TestProject] = []
+            let fetching = try store.recordingSQL { projects = try context.fetch(request) }
+            #expect(fetching.count == 3, "\(fetching)")
+            var titles: [[String]] = [], members: [Int] = []
+            let reading = store.recordingSQL {
+                titles = projects.map { $0.milestones.compactMap(\.title) }
+                members = projects.map { $0.members.compactMap(\.firstName).count }
+            }
+            #expect(reading.isEmpty, "\(reading)")
+            #expect(titles == orders)
+            #expect(members == [0, 1, 2])
+        }
+
+        @Test func recordsByIDReadOneStatementPerTableAndLeaveOutOtherStoresIDs() throws {
+            let (database, coordinator, store) = try makeStore()
+            defer { withExtendedLifetime(database) {} }
+            let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+            let employees = try context.fetchObjectIDs(FetchRequest<TestEmployee>(entityName: "Employee"))
+            let departments = try context.fetchObjectIDs(FetchRequest<TestDepartment>(entityName: "Department"))
+            let entity = try #require(coordinator.managedObjectModel.entity(named: "Employee"))
+            let foreign = ManagedObjectID(entity: entity, storeIdentifier: "another-store", primaryKey: 1)
+            var found: [ManagedObjectID: StoreRecord] = [:]
+            let reading = try store.recordingSQL { found = try store.faultRecords(for: employees + departments + [foreign]) }
+            #expect(reading.count == 2, "one statement per table: \(reading)")
+            #expect(Set(found.keys) == Set(employees + departments))
+        }
+    }
+}
