@@ -307,13 +307,18 @@ public final class ManagedObjectContext {
     ///   out and there is no object to read it for.
     func objectValues(from record: StoreRecord, of object: ManagedObject?) throws -> PropertyValues {
         let entity = record.objectID.entity
-        // Transient properties and those the record lacks keep their initial values; the
-        // others are written in place, each in its slot's own type.
-        var values = entity.initialValues
+        // A fresh buffer (not a copy of the initial values, whose to-many sets would be copied
+        // to be replaced): transient properties and those the record lacks take their initial
+        // values, the others are written in place, each in its slot's own type.
+        var values = PropertyValues(layout: entity.layout)
         let isToMany = entity.isToManyByIndex
         let slots = entity.layout.slots
-        for property in entity.properties where !property.isTransient && property.index < record.values.count {
+        for property in entity.properties {
             let index = property.index
+            if property.isTransient || index >= record.values.count {
+                values[index] = entity.initialValues[index]
+                continue
+            }
             if isToMany[index] && record.omittedRelationships.contains(index) {
                 guard let object else {
                     throw PersistenceError(

@@ -33,20 +33,23 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
     }
 
     /// The layout the values follow; nil for empty storage.
-    package var layout: PropertyLayout? { buffer?.header }
+    package var layout: PropertyLayout? { buffer?.withUnsafeMutablePointerToHeader { $0.pointee } }
 
     // MARK: - Collection
 
     package var startIndex: Int { 0 }
-    package var endIndex: Int { buffer?.header.count ?? 0 }
+    package var endIndex: Int { buffer?.withUnsafeMutablePointerToHeader { $0.pointee.slots.count } ?? 0 }
 
     /// The value at `index`, boxed as `Any?`. Setting a value of another type than the slot's
     /// converts it without loss (`convertKeyValue`), as stored values always are before they
     /// get here.
     package subscript(index: Int) -> Any? {
         get {
-            guard let buffer, index >= 0, index < buffer.header.count else { preconditionFailure("property index \(index) out of range") }
-            return buffer.withSlot(at: index) { kind, slot in Self.box(kind, at: slot) }
+            // `Any??`: the outer nil is a missing slot, the inner one a nil value.
+            guard let value = buffer?.withSlotIfPresent(at: index, { kind, slot -> Any?? in .some(Self.box(kind, at: slot)) }) else {
+                preconditionFailure("property index \(index) out of range")
+            }
+            return value
         }
         set {
             guard index >= 0, index < count else { preconditionFailure("property index \(index) out of range") }
@@ -121,43 +124,49 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
 
     // MARK: - Boxing by kind
 
+    @inline(__always)
+    private static func boxed<T>(_: T.Type, _ slot: UnsafeMutableRawPointer) -> Any? {
+        slot.assumingMemoryBound(to: T?.self).pointee
+    }
+
+    @inline(__always)
+    private static func unboxed<T>(_ value: Any?, _: T.Type, _ slot: UnsafeMutableRawPointer) {
+        slot.assumingMemoryBound(to: T?.self).pointee = value.flatMap { $0 as? T ?? convertKeyValue($0, to: T.self) }
+    }
+
     private static func box(_ kind: PropertySlotKind, at slot: UnsafeMutableRawPointer) -> Any? {
-        func load<T>(_: T.Type) -> Any? { slot.assumingMemoryBound(to: T?.self).pointee }
         switch kind {
-        case .int16: return load(Int16.self)
-        case .int32: return load(Int32.self)
-        case .int64: return load(Int64.self)
-        case .double: return load(Double.self)
-        case .float: return load(Float.self)
-        case .boolean: return load(Bool.self)
-        case .date: return load(Date.self)
-        case .decimal: return load(Decimal.self)
-        case .uuid: return load(UUID.self)
-        case .string: return load(String.self)
-        case .data: return load(Data.self)
-        case .url: return load(URL.self)
-        case .object: return load(ManagedObject.self)
+        case .int16: return boxed(Int16.self, slot)
+        case .int32: return boxed(Int32.self, slot)
+        case .int64: return boxed(Int64.self, slot)
+        case .double: return boxed(Double.self, slot)
+        case .float: return boxed(Float.self, slot)
+        case .boolean: return boxed(Bool.self, slot)
+        case .date: return boxed(Date.self, slot)
+        case .decimal: return boxed(Decimal.self, slot)
+        case .uuid: return boxed(UUID.self, slot)
+        case .string: return boxed(String.self, slot)
+        case .data: return boxed(Data.self, slot)
+        case .url: return boxed(URL.self, slot)
+        case .object: return boxed(ManagedObject.self, slot)
         case .any: return slot.assumingMemoryBound(to: Any?.self).pointee
         }
     }
 
     private static func unbox(_ value: Any?, _ kind: PropertySlotKind, into slot: UnsafeMutableRawPointer) {
-        func store<T>(_: T.Type) {
-            slot.assumingMemoryBound(to: T?.self).pointee = value.flatMap { $0 as? T ?? convertKeyValue($0, to: T.self) }
-        }
         switch kind {
-        case .int16: store(Int16.self)
-        case .int32: store(Int32.self)
-        case .int64: store(Int64.self)
-        case .double: store(Double.self)
-        case .float: store(Float.self)
-        case .boolean: store(Bool.self)
-        case .date: store(Date.self)
-        case .decimal: store(Decimal.self)
-        case .uuid: store(UUID.self)
-        case .string: store(String.self)
-        case .data: store(Data.self)
-        case .url: store(URL.self)
+        case .int16: unboxed(value, Int16.self, slot)
+        case .int32: unboxed(value, Int32.self, slot)
+        case .int64: unboxed(value, Int64.self, slot)
+        case .double: unboxed(value, Double.self, slot)
+        case .float: unboxed(value, Float.self, slot)
+        case .boolean: unboxed(value, Bool.self, slot)
+        case .date: unboxed(value, Date.self, slot)
+        case .decimal: unboxed(value, Decimal.self, slot)
+        case .uuid: unboxed(value, UUID.self, slot)
+        case .string: unboxed(value, String.self, slot)
+        case .data: unboxed(value, Data.self, slot)
+        case .url: unboxed(value, URL.self, slot)
         case .object:
             slot.assumingMemoryBound(to: ManagedObject?.self).pointee = value.flatMap { asModelObject($0) as? ManagedObject }
         case .any: slot.assumingMemoryBound(to: Any?.self).pointee = value
@@ -232,22 +241,25 @@ extension PropertySlotKind {
 
 /// The tail-allocated buffer of ``PropertyValues``: the layout as header, the slots after it.
 /// Its deinit destroys the slots that need it (per ``PropertyLayout/nontrivialIndexes``).
+///
+/// The header is reached through `withUnsafeMutablePointers`, never `header`: the property is
+/// a class's stored property, and each access to it would be checked for exclusivity.
 final class PropertyValueBuffer: ManagedBuffer<PropertyLayout, UInt64> {
     /// A buffer for `layout` with every slot nil.
     static func make(layout: PropertyLayout) -> PropertyValueBuffer {
         let buffer = unsafeDowncast(create(minimumCapacity: layout.wordCount) { _ in layout }, to: PropertyValueBuffer.self)
-        buffer.withUnsafeMutablePointers { header, words in
+        buffer.withUnsafeMutablePointerToElements { words in
             let base = UnsafeMutableRawPointer(words)
-            for slot in header.pointee.slots { Self.initializeNil(slot.kind, at: base + slot.offset) }
+            for slot in layout.slots { Self.initializeNil(slot.kind, at: base + slot.offset) }
         }
         return buffer
     }
 
     /// A copy of the buffer: its bytes, with the values that need it retained.
     func copy() -> PropertyValueBuffer {
-        let layout = header
-        let copy = unsafeDowncast(Self.create(minimumCapacity: layout.wordCount) { _ in layout }, to: PropertyValueBuffer.self)
-        withUnsafeMutablePointerToElements { source in
+        withUnsafeMutablePointers { header, source in
+            let layout = header.pointee
+            let copy = unsafeDowncast(Self.create(minimumCapacity: layout.wordCount) { _ in layout }, to: PropertyValueBuffer.self)
             copy.withUnsafeMutablePointerToElements { target in
                 target.initialize(from: source, count: layout.wordCount)
                 let from = UnsafeMutableRawPointer(source), to = UnsafeMutableRawPointer(target)
@@ -256,8 +268,8 @@ final class PropertyValueBuffer: ManagedBuffer<PropertyLayout, UInt64> {
                     Self.initializeCopy(slot.kind, at: to + slot.offset, from: from + slot.offset)
                 }
             }
+            return copy
         }
-        return copy
     }
 
     deinit {
@@ -290,66 +302,79 @@ final class PropertyValueBuffer: ManagedBuffer<PropertyLayout, UInt64> {
         }
     }
 
+    // Each kind's operation calls one generic function with the kind's concrete type; they
+    // are inlined there, so each is specialized (no value witness calls).
+
+    @inline(__always)
+    private static func initializeNil<T>(_: T.Type, _ slot: UnsafeMutableRawPointer) {
+        slot.initializeMemory(as: T?.self, repeating: nil, count: 1)
+    }
+
+    @inline(__always)
+    private static func initializeCopy<T>(_: T.Type, _ slot: UnsafeMutableRawPointer, _ source: UnsafeMutableRawPointer) {
+        // The slot's bytes are a copy of the source's: initialize over them without reading.
+        slot.initializeMemory(as: T?.self, repeating: source.assumingMemoryBound(to: T?.self).pointee, count: 1)
+    }
+
+    @inline(__always)
+    private static func deinitialize<T>(_: T.Type, _ slot: UnsafeMutableRawPointer) {
+        slot.assumingMemoryBound(to: T?.self).deinitialize(count: 1)
+    }
+
     private static func initializeNil(_ kind: PropertySlotKind, at slot: UnsafeMutableRawPointer) {
-        func initialize<T>(_: T.Type) { slot.initializeMemory(as: T?.self, repeating: nil, count: 1) }
         switch kind {
-        case .int16: initialize(Int16.self)
-        case .int32: initialize(Int32.self)
-        case .int64: initialize(Int64.self)
-        case .double: initialize(Double.self)
-        case .float: initialize(Float.self)
-        case .boolean: initialize(Bool.self)
-        case .date: initialize(Date.self)
-        case .decimal: initialize(Decimal.self)
-        case .uuid: initialize(UUID.self)
-        case .string: initialize(String.self)
-        case .data: initialize(Data.self)
-        case .url: initialize(URL.self)
-        case .object: initialize(ManagedObject.self)
-        case .any: initialize(Any.self)
+        case .int16: initializeNil(Int16.self, slot)
+        case .int32: initializeNil(Int32.self, slot)
+        case .int64: initializeNil(Int64.self, slot)
+        case .double: initializeNil(Double.self, slot)
+        case .float: initializeNil(Float.self, slot)
+        case .boolean: initializeNil(Bool.self, slot)
+        case .date: initializeNil(Date.self, slot)
+        case .decimal: initializeNil(Decimal.self, slot)
+        case .uuid: initializeNil(UUID.self, slot)
+        case .string: initializeNil(String.self, slot)
+        case .data: initializeNil(Data.self, slot)
+        case .url: initializeNil(URL.self, slot)
+        case .object: initializeNil(ManagedObject.self, slot)
+        case .any: initializeNil(Any.self, slot)
         }
     }
 
-    /// Initializes `slot`, whose bytes are a copy of `source`'s, as a copy of `source`'s value.
     private static func initializeCopy(_ kind: PropertySlotKind, at slot: UnsafeMutableRawPointer, from source: UnsafeMutableRawPointer) {
-        func copy<T>(_: T.Type) {
-            slot.initializeMemory(as: T?.self, repeating: source.assumingMemoryBound(to: T?.self).pointee, count: 1)
-        }
         switch kind {
-        case .int16: copy(Int16.self)
-        case .int32: copy(Int32.self)
-        case .int64: copy(Int64.self)
-        case .double: copy(Double.self)
-        case .float: copy(Float.self)
-        case .boolean: copy(Bool.self)
-        case .date: copy(Date.self)
-        case .decimal: copy(Decimal.self)
-        case .uuid: copy(UUID.self)
-        case .string: copy(String.self)
-        case .data: copy(Data.self)
-        case .url: copy(URL.self)
-        case .object: copy(ManagedObject.self)
-        case .any: copy(Any.self)
+        case .int16: initializeCopy(Int16.self, slot, source)
+        case .int32: initializeCopy(Int32.self, slot, source)
+        case .int64: initializeCopy(Int64.self, slot, source)
+        case .double: initializeCopy(Double.self, slot, source)
+        case .float: initializeCopy(Float.self, slot, source)
+        case .boolean: initializeCopy(Bool.self, slot, source)
+        case .date: initializeCopy(Date.self, slot, source)
+        case .decimal: initializeCopy(Decimal.self, slot, source)
+        case .uuid: initializeCopy(UUID.self, slot, source)
+        case .string: initializeCopy(String.self, slot, source)
+        case .data: initializeCopy(Data.self, slot, source)
+        case .url: initializeCopy(URL.self, slot, source)
+        case .object: initializeCopy(ManagedObject.self, slot, source)
+        case .any: initializeCopy(Any.self, slot, source)
         }
     }
 
     private static func deinitialize(_ kind: PropertySlotKind, at slot: UnsafeMutableRawPointer) {
-        func deinitialize<T>(_: T.Type) { slot.assumingMemoryBound(to: T?.self).deinitialize(count: 1) }
         switch kind {
-        case .int16: deinitialize(Int16.self)
-        case .int32: deinitialize(Int32.self)
-        case .int64: deinitialize(Int64.self)
-        case .double: deinitialize(Double.self)
-        case .float: deinitialize(Float.self)
-        case .boolean: deinitialize(Bool.self)
-        case .date: deinitialize(Date.self)
-        case .decimal: deinitialize(Decimal.self)
-        case .uuid: deinitialize(UUID.self)
-        case .string: deinitialize(String.self)
-        case .data: deinitialize(Data.self)
-        case .url: deinitialize(URL.self)
-        case .object: deinitialize(ManagedObject.self)
-        case .any: deinitialize(Any.self)
+        case .int16: deinitialize(Int16.self, slot)
+        case .int32: deinitialize(Int32.self, slot)
+        case .int64: deinitialize(Int64.self, slot)
+        case .double: deinitialize(Double.self, slot)
+        case .float: deinitialize(Float.self, slot)
+        case .boolean: deinitialize(Bool.self, slot)
+        case .date: deinitialize(Date.self, slot)
+        case .decimal: deinitialize(Decimal.self, slot)
+        case .uuid: deinitialize(UUID.self, slot)
+        case .string: deinitialize(String.self, slot)
+        case .data: deinitialize(Data.self, slot)
+        case .url: deinitialize(URL.self, slot)
+        case .object: deinitialize(ManagedObject.self, slot)
+        case .any: deinitialize(Any.self, slot)
         }
     }
 }
