@@ -57,6 +57,10 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
         }
     }
 
+    /// The identity of the buffer; nil for empty storage. Equal before and after a write
+    /// exactly when the write needed no copy.
+    package var bufferIdentity: ObjectIdentifier? { buffer.map(ObjectIdentifier.init) }
+
     /// Whether the two values share one buffer (or are both empty): a snapshot not written since
     /// it was taken.
     package func isIdentical(to other: PropertyValues) -> Bool { buffer === other.buffer }
@@ -115,11 +119,14 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
     // MARK: - Copy on write
 
     private mutating func makeUnique() -> PropertyValueBuffer {
+        // Checked before anything else holds the buffer: a local reference taken first would
+        // make every buffer look shared, and every write copy it.
+        if !isKnownUniquelyReferenced(&buffer) {
+            guard let shared = buffer else { preconditionFailure("writing to the empty storage of a fault") }
+            buffer = shared.copy()
+        }
         guard let buffer else { preconditionFailure("writing to the empty storage of a fault") }
-        if isKnownUniquelyReferenced(&self.buffer) { return buffer }
-        let copy = buffer.copy()
-        self.buffer = copy
-        return copy
+        return buffer
     }
 
     // MARK: - Boxing by kind

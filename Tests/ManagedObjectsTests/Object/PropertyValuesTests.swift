@@ -68,6 +68,17 @@ import Testing
         #expect(values[string] as? String == "after")
     }
 
+    @Test func writesToValuesHeldOnceChangeTheirBufferInPlace() throws {
+        let entity = try #require(try Self.everyTypeModel().entity(named: "Sample"))
+        var values = PropertyValues(layout: entity.layout)
+        let identity = values.bufferIdentity
+        values[try #require(entity.propertiesByName["string"]).index] = "in place"
+        values.store(2.5, at: try #require(entity.propertiesByName["double"]).index)
+        let stored = values.setValue(Int64(3), at: try #require(entity.propertiesByName["i64"]).index)
+        #expect(stored)
+        #expect(values.bufferIdentity == identity)
+    }
+
     @Test func typedAccessReadsAndWritesTheSlotInPlace() throws {
         let entity = try #require(try Self.everyTypeModel().entity(named: "Sample"))
         let i64 = try #require(entity.propertiesByName["i64"]).index
