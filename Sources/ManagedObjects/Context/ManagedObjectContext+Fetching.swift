@@ -491,7 +491,7 @@ final class FaultBatch {
 struct FetchedRowStandIn: KeyValuePredicateStandIn {
     let object: ManagedObject
     /// The row's values as the object would store them, by property index.
-    let values: ContiguousArray<Any?>
+    let values: PropertyValues
 
     var standInObject: Any { object }
 

@@ -52,7 +52,7 @@ extension ManagedObjectContext {
             pendingDeletions.removeAll { $0 === object }
         }
         object.flags = [.fault, .awokeFromInsert]
-        object.values = []
+        object.values = PropertyValues()
         object.cachedRecord = nil
         object.faultBatch = nil
         object.snapshot = nil
@@ -81,7 +81,7 @@ extension ManagedObjectContext {
             object.flags.remove([.updated, .deleted])
             // A fault that could not fire has nothing to restore (its changes were its only values).
             guard let snapshot = object.snapshot, !object.isFault else {
-                if object.isFault { object.values = [] }
+                if object.isFault { object.values = PropertyValues() }
                 continue
             }
             object.changeRecordingDepth += 1

@@ -392,8 +392,21 @@ extension ManagedObjectContext {
         var omitted: Set<Int> = []
         values.reserveCapacity(properties.count)
         let overrides = object.attributesWithCustomPrimitiveAccessors()
+        let stored = object.values
         for property in properties {
             // Properties are in index order: each value lands at its property's index.
+            if !property.isTransient && !overrides[property.index] {
+                // Attributes and to-one relationships straight from their typed slots.
+                if let value = stored.storeValue(at: property.index) {
+                    values.append(value)
+                    continue
+                }
+                if stored.kind(at: property.index) == .object, let relationship = property as? RelationshipDescription {
+                    let related = stored.load(ManagedObject.self, at: property.index)
+                    values.append(try related.map { .toOne(try savedID(of: $0, in: relationship, of: object, ids: ids)) } ?? .null)
+                    continue
+                }
+            }
             let value = property.isTransient ? nil : object.attributeValue(property, overrides: overrides)
             if property.isTransient {
                 values.append(.null)
@@ -429,15 +442,7 @@ extension ManagedObjectContext {
         guard let value else { return .null }
         if let relationship = property as? RelationshipDescription {
             func savedID(_ related: ManagedObject) throws -> ManagedObjectID {
-                let id = ids(related)
-                if id.isTemporaryID {
-                    throw PersistenceError(
-                        .objectNotFound,
-                        message: "\(object.entity.name).\(relationship.name) refers to \(related.entity.name) \(related.objectID), "
-                            + "which is not saved in this context (a dangling reference)",
-                        objectID: object.objectID)
-                }
-                return id
+                try self.savedID(of: related, in: relationship, of: object, ids: ids)
             }
             if relationship.isToMany {
                 // An untouched relationship fault is written back as the store gave it.
@@ -478,6 +483,25 @@ extension ManagedObjectContext {
         default:
             return .null
         }
+    }
+
+    /// The ID `relationship` of `object` saves for `related`.
+    ///
+    /// - Throws: ``PersistenceError/Code/objectNotFound`` when `related` will not be saved (a
+    ///   dangling reference).
+    private func savedID(
+        of related: ManagedObject, in relationship: RelationshipDescription, of object: ManagedObject,
+        ids: (ManagedObject) -> ManagedObjectID
+    ) throws -> ManagedObjectID {
+        let id = ids(related)
+        if id.isTemporaryID {
+            throw PersistenceError(
+                .objectNotFound,
+                message: "\(object.entity.name).\(relationship.name) refers to \(related.entity.name) \(related.objectID), "
+                    + "which is not saved in this context (a dangling reference)",
+                objectID: object.objectID)
+        }
+        return id
     }
 
     /// Replaces an object's values with a record's, notifying observers of the keys that change;

@@ -225,7 +225,7 @@ public final class ManagedObjectContext {
     /// Registers a new fault for `objectID`, which no registered object has.
     func makeFault(for objectID: ManagedObjectID) -> ManagedObject {
         let object = objectID.entity.managedObjectClass.init(entity: objectID.entity, insertInto: nil)
-        object.values = []
+        object.values = PropertyValues()
         object.flags = [.fault]
         object.objectID = objectID
         register(object)
@@ -302,20 +302,24 @@ public final class ManagedObjectContext {
     /// IDs are read when first needed.
     ///
     /// - Throws: ``PersistenceError/Code/operationFailed`` when a value transformer cannot read
-    ///   a stored value (the object then stays a fault, so no save can overwrite that value), or
-    ///   when the record leaves a relationship out and there is no object to read it for.
-    func objectValues(from record: StoreRecord, of object: ManagedObject?) throws -> ContiguousArray<Any?> {
+    ///   a stored value, or a value does not fit its property's type (the object then stays a
+    ///   fault, so no save can overwrite that value), or when the record leaves a relationship
+    ///   out and there is no object to read it for.
+    func objectValues(from record: StoreRecord, of object: ManagedObject?) throws -> PropertyValues {
         let entity = record.objectID.entity
-        // Built in index order, in one allocation: transient properties and those the record
-        // lacks start at their initial values.
-        let initial = entity.initialValues
-        var values = ContiguousArray<Any?>()
-        values.reserveCapacity(initial.count)
+        // A fresh buffer (not a copy of the initial values, whose to-many sets would be copied
+        // to be replaced): transient properties and those the record lacks take their initial
+        // values, the others are written in place, each in its slot's own type.
+        var values = PropertyValues(layout: entity.layout)
         let isToMany = entity.isToManyByIndex
+        let slots = entity.layout.slots
         for property in entity.properties {
-            if property.isTransient || property.index >= record.values.count {
-                values.append(initial[property.index])
-            } else if isToMany[property.index] && record.omittedRelationships.contains(property.index) {
+            let index = property.index
+            if property.isTransient || index >= record.values.count {
+                values[index] = entity.initialValues[index]
+                continue
+            }
+            if isToMany[index] && record.omittedRelationships.contains(index) {
                 guard let object else {
                     throw PersistenceError(
                         .operationFailed,
@@ -323,12 +327,46 @@ public final class ManagedObjectContext {
                         objectID: record.objectID)
                 }
                 let isOrdered = (property as? RelationshipDescription)?.isOrdered ?? false
-                values.append(RelationshipFault(unreadFor: object, isOrdered: isOrdered))
-            } else {
-                values.append(try objectValue(record.values[property.index], for: property, of: record.objectID))
+                values[index] = RelationshipFault(unreadFor: object, isOrdered: isOrdered)
+                continue
             }
+            try storeObjectValue(record.values[index], for: property, kind: slots[index].kind, into: &values, of: record.objectID)
         }
         return values
+    }
+
+    /// Stores one stored value in `values` at `property`'s index, in place when the store value
+    /// is of the slot's own type (the common case), else through ``objectValue(_:for:of:)``.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed`` as ``objectValue(_:for:of:)`` does,
+    ///   and for a value the property's type cannot hold (a string where an integer belongs).
+    func storeObjectValue(
+        _ value: StoreValue, for property: PropertyDescription, kind: PropertySlotKind, into values: inout PropertyValues,
+        of recordID: ManagedObjectID?
+    ) throws {
+        let index = property.index
+        switch (value, kind) {
+        case (.integer(let integer), .int64): values.store(integer, at: index)
+        case (.double(let double), .double): values.store(double, at: index)
+        case (.string(let string), .string): values.store(string, at: index)
+        case (.boolean(let bool), .boolean): values.store(bool, at: index)
+        case (.date(let date), .date): values.store(date, at: index)
+        case (.decimal(let decimal), .decimal): values.store(decimal, at: index)
+        case (.data(let data), .data): values.store(data, at: index)
+        case (.uuid(let uuid), .uuid): values.store(uuid, at: index)
+        case (.uri(let url), .url): values.store(url, at: index)
+        case (.toOne(let id), .object): values.store(id.map { object(with: $0) }, at: index)
+        default:
+            let converted = try objectValue(value, for: property, of: recordID)
+            if let converted, !PropertyValues.fits(converted, kind) {
+                throw PersistenceError(
+                    .operationFailed,
+                    message: "the store gave \(value.kindName) \(value) for \(property.entity?.name ?? "?").\(property.name)"
+                        + (recordID.map { " of \($0)" } ?? "") + ", which its type cannot hold",
+                    objectID: recordID, key: property.name)
+            }
+            values[index] = converted
+        }
     }
 
     /// One stored value as an object stores it.

@@ -24,8 +24,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     // SAFETY: `managedObjectModel` is the only mutable state. It is written once, at the end of
     // `ManagedObjectModel.init`, before the model or any of its entities can be reached from
     // another thread, and never written again; every other stored property is a `let` of a
-    // `Sendable` type (metatypes are `Sendable`), but for `initialValues`, a `let` array never
-    // mutated whose elements are the attributes' `Sendable` default values and empty
+    // `Sendable` type (metatypes are `Sendable`), but for `initialValues`, a `let` buffer never
+    // mutated (copied on write) whose values are the attributes' `Sendable` default values and empty
     // collections. Weak loads are atomic in the Swift runtime.
 
     /// The entity's name, unique in its model.
@@ -121,10 +121,12 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// rather than unretained.
     public internal(set) weak var managedObjectModel: ManagedObjectModel?
 
+    /// Where each property's value lives in an object's ``PropertyValues``.
+    package let layout: PropertyLayout
     /// What a new object's storage starts as, by property index: each attribute's default
     /// value, empty to-many collections, nil elsewhere. Shared by every new object and fault
     /// (copied on first write).
-    package let initialValues: ContiguousArray<Any?>
+    package let initialValues: PropertyValues
     /// Whether the property at each index is a to-many relationship: the slots that may hold a
     /// relationship fault.
     package let isToManyByIndex: [Bool]
@@ -159,7 +161,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         self.relationships = relationships
         attributesByName = Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         relationshipsByName = Dictionary(relationships.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        var initialValues = ContiguousArray<Any?>(repeating: nil, count: properties.count)
+        let layout = PropertyLayout(properties: properties)
+        self.layout = layout
+        var initialValues = PropertyValues(layout: layout)
         for attribute in attributes { initialValues[attribute.index] = attribute.defaultValue }
         for relationship in relationships where relationship.isToMany {
             initialValues[relationship.index] = relationship.isOrdered ? [ManagedObject]() as Any : Set<ManagedObject>() as Any

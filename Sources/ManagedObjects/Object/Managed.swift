@@ -96,6 +96,8 @@ public struct Managed<Value>: ManagedStorage {
     @usableFromInline
     static func managedValue(in object: ManagedObject, at index: Int) -> Value {
         if object.flags.contains(.fault) { object.willAccessValue(forKey: nil) }
+        // `Value` is the slot's own type or its optional: read in place, no box, no cast.
+        if let value = object.values.value(as: Value.self, at: index) { return value }
         object.resolveRelationshipFault(at: index)
         let stored = object.values.indices.contains(index) ? object.values[index] : nil
         return typedValue(stored, object: object, index: index)
@@ -184,6 +186,22 @@ extension ManagedObject {
     @usableFromInline
     final func setManagedValue<Value>(_ newValue: Value, at index: Int) {
         let property = entity.properties[index]
+        if entity.layout.slots[index].kind.match(Value.self) != .mismatch {
+            // `Value` is the slot's own type or its optional: written in place, nothing to
+            // convert or check.
+            try? fireFaultIfNeeded()
+            if values.count <= index { values = entity.initialValues }
+            if observationState == nil {
+                let old = values[index]
+                _ = values.setValue(newValue, at: index)
+                completeChange(of: property, reversal: .value(old))
+                return
+            }
+            willChangeValue(forKey: property.name)
+            _ = values.setValue(newValue, at: index)
+            didChangeValue(forKey: property.name)
+            return
+        }
         let stored: Any?
         if entity.storedValueTypes[index] == ObjectIdentifier(Value.self) {
             // Already the attribute's own type: nothing to convert or check.

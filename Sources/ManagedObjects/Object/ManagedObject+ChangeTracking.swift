@@ -378,6 +378,8 @@ extension ManagedObject {
         guard !isFault else { return [:] }
         var changes: [String: Any] = [:]
         let overrides = attributesWithCustomPrimitiveAccessors()
+        // Not written since the snapshot was taken: they still share one buffer.
+        if let snapshot, values.isIdentical(to: snapshot), !overrides.contains(true) { return [:] }
         for property in entity.properties where !property.isTransient {
             let current = attributeValue(property, overrides: overrides)
             if current is RelationshipFault { continue }
@@ -417,7 +419,7 @@ extension ManagedObject {
 
     /// The values to remember as committed: the storage, with attributes read through
     /// ``primitiveValue(forKey:)`` so that classes keeping one in their own property are seen.
-    final func currentSnapshot() -> ContiguousArray<Any?> {
+    final func currentSnapshot() -> PropertyValues {
         var snapshot = values
         let overrides = attributesWithCustomPrimitiveAccessors()
         for attribute in entity.attributes where overrides[attribute.index] {

@@ -57,11 +57,13 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// the object, when it is reset and when it goes away, so it never dangles.
     @exclusivity(unchecked) package final unowned(unsafe) var context: ManagedObjectContext?
 
-    /// The values of the entity's properties, by property index; empty while a fault.
-    @exclusivity(unchecked) package final var values: ContiguousArray<Any?>
+    /// The values of the entity's properties, by property index, typed per the entity's
+    /// layout; empty while a fault.
+    @exclusivity(unchecked) package final var values: PropertyValues
     /// The persistent values last read from or saved to the store, by property index; nil for
     /// an object never saved. Relationship entries hold objects (to-one) or object collections.
-    @exclusivity(unchecked) package final var snapshot: ContiguousArray<Any?>?
+    /// Shares `values`' buffer until either is written.
+    @exclusivity(unchecked) package final var snapshot: PropertyValues?
     /// The record version `snapshot` came from; 0 for an object never saved.
     @exclusivity(unchecked) package final var snapshotVersion: Int64 = 0
     // The next five share one word: a fault carries every stored field of its class.

@@ -28,4 +28,30 @@ import Testing
             return error.code == .operationFailed && error.key == key && error.objectID == id
         }
     }
+
+    /// Values live in slots of the attribute's own type: a store value of another kind that
+    /// does not convert without loss (a string where an integer belongs) throws when read,
+    /// instead of being kept in a slot that cannot hold it.
+    @Test(arguments: [("age", StoreValue.string("forty")), ("salary", .string("high")), ("department", .integer(3))])
+    func aValueOfAnotherKindThrowsWhenRead(key: String, value: StoreValue) throws {
+        let model = try makeTestModel()
+        let store = InMemoryStore()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        coordinator.addPersistentStore(store)
+        let entity = try #require(model.entity(named: "Employee"))
+        let property = try #require(entity.propertiesByName[key])
+        let id = ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: store.identifier, primaryKey: 1))
+        var values = [StoreValue](repeating: .null, count: entity.properties.count)
+        values[property.index] = value
+        var changes = SaveChanges()
+        changes.inserted = [StoreRecord(objectID: id, version: 1, values: values)]
+        try store.apply(changes)
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        #expect {
+            _ = try context.existingObject(with: id).value(forKey: key)
+        } throws: { error in
+            guard let error = error as? PersistenceError else { return false }
+            return error.code == .operationFailed && error.key == key && error.objectID == id
+        }
+    }
 }

@@ -1,0 +1,387 @@
+import Foundation
+import ModelObjects
+
+/// The values of one object's properties, by property index, each in its own representation in
+/// a buffer laid out by the entity's ``PropertyLayout``: an `Int64` attribute takes 9 bytes, a
+/// `String` one 16, with no `Any` box and no conversion on the typed paths.
+///
+/// A value type with copy-on-write over one buffer: an object's values and its snapshot share
+/// the buffer until either is written, so a fetched, fired, unchanged object holds one buffer;
+/// a new object shares its entity's ``EntityDescription/initialValues`` until its first write.
+/// An empty value (no buffer, ``count`` 0) is a fault's storage.
+///
+/// The `Any?` subscript boxes and unboxes by slot kind, so code that works on any property
+/// reads and writes it as it did an array of `Any?`; the typed accessors (``load(_:at:)``,
+/// ``store(_:at:)``, ``value(as:at:)``) read and write a slot in place for hot paths that know
+/// the slot's type.
+package struct PropertyValues: RandomAccessCollection, MutableCollection {
+    /// The buffer; nil for a fault's empty storage.
+    private var buffer: PropertyValueBuffer?
+
+    /// Empty storage: a fault's.
+    package init() { buffer = nil }
+
+    /// Storage for `layout` with every value nil.
+    package init(layout: PropertyLayout) {
+        buffer = PropertyValueBuffer.make(layout: layout)
+    }
+
+    /// Storage for `layout` holding `values`, by property index (missing ones nil).
+    package init(layout: PropertyLayout, values: some Sequence<Any?>) {
+        self.init(layout: layout)
+        for (index, value) in zip(0..<layout.count, values) { self[index] = value }
+    }
+
+    /// The layout the values follow; nil for empty storage.
+    package var layout: PropertyLayout? { buffer?.withUnsafeMutablePointerToHeader { $0.pointee } }
+
+    // MARK: - Collection
+
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { buffer?.withUnsafeMutablePointerToHeader { $0.pointee.slots.count } ?? 0 }
+
+    /// The value at `index`, boxed as `Any?`. Setting a value of another type than the slot's
+    /// converts it without loss (`convertKeyValue`), as stored values always are before they
+    /// get here.
+    package subscript(index: Int) -> Any? {
+        get {
+            // `Any??`: the outer nil is a missing slot, the inner one a nil value.
+            guard let value = buffer?.withSlotIfPresent(at: index, { kind, slot -> Any?? in .some(Self.box(kind, at: slot)) }) else {
+                preconditionFailure("property index \(index) out of range")
+            }
+            return value
+        }
+        set {
+            guard index >= 0, index < count else { preconditionFailure("property index \(index) out of range") }
+            makeUnique().withSlot(at: index) { kind, slot in Self.unbox(newValue, kind, into: slot) }
+        }
+    }
+
+    /// The identity of the buffer; nil for empty storage. Equal before and after a write
+    /// exactly when the write needed no copy.
+    package var bufferIdentity: ObjectIdentifier? { buffer.map(ObjectIdentifier.init) }
+
+    /// Whether the two values share one buffer (or are both empty): a snapshot not written since
+    /// it was taken.
+    package func isIdentical(to other: PropertyValues) -> Bool { buffer === other.buffer }
+
+    // MARK: - Typed access
+
+    /// The kind of the slot at `index`.
+    package func kind(at index: Int) -> PropertySlotKind? {
+        buffer?.withSlotIfPresent(at: index) { kind, _ in kind }
+    }
+
+    /// The value at `index`, which must be a slot of type `T` (the kind's own Swift type,
+    /// `ManagedObject` for an object slot): no box, no cast.
+    @inline(__always)
+    package func load<T>(_: T.Type, at index: Int) -> T? {
+        guard let buffer else { return nil }
+        return buffer.withSlot(at: index) { _, slot in slot.assumingMemoryBound(to: T?.self).pointee }
+    }
+
+    /// Stores `value` at `index`, which must be a slot of type `T`; copies the buffer first when
+    /// it is shared.
+    @inline(__always)
+    package mutating func store<T>(_ value: T?, at index: Int) {
+        makeUnique().withSlot(at: index) { _, slot in slot.assumingMemoryBound(to: T?.self).pointee = value }
+    }
+
+    /// The value at `index` as `Value` when `Value` is the slot's own type or its optional
+    /// (`Int` counts as `Int64` on 64-bit platforms), read in place. `nil` when it is not, when
+    /// `index` is out of range, or when the slot is nil and `Value` is not optional: callers
+    /// then take the general path.
+    @inline(__always)
+    package func value<Value>(as _: Value.Type, at index: Int) -> Value? {
+        guard let buffer else { return nil }
+        return buffer.withSlotIfPresent(at: index) { kind, slot in
+            switch kind.match(Value.self) {
+            case .exact: slot.assumingMemoryBound(to: Value?.self).pointee
+            case .optional: slot.assumingMemoryBound(to: Value.self).pointee
+            case .mismatch: nil
+            }
+        }
+    }
+
+    /// Stores `value` at `index` in place when `Value` is the slot's own type or its optional;
+    /// whether it did (false: `index` is out of range or the types differ, nothing changed).
+    @inline(__always)
+    package mutating func setValue<Value>(_ value: Value, at index: Int) -> Bool {
+        guard let kind = kind(at: index) else { return false }
+        switch kind.match(Value.self) {
+        case .exact: makeUnique().withSlot(at: index) { _, slot in slot.assumingMemoryBound(to: Value?.self).pointee = value }
+        case .optional: makeUnique().withSlot(at: index) { _, slot in slot.assumingMemoryBound(to: Value.self).pointee = value }
+        case .mismatch: return false
+        }
+        return true
+    }
+
+    // MARK: - Copy on write
+
+    private mutating func makeUnique() -> PropertyValueBuffer {
+        // Checked before anything else holds the buffer: a local reference taken first would
+        // make every buffer look shared, and every write copy it.
+        if !isKnownUniquelyReferenced(&buffer) {
+            guard let shared = buffer else { preconditionFailure("writing to the empty storage of a fault") }
+            buffer = shared.copy()
+        }
+        guard let buffer else { preconditionFailure("writing to the empty storage of a fault") }
+        return buffer
+    }
+
+    // MARK: - Boxing by kind
+
+    @inline(__always)
+    private static func boxed<T>(_: T.Type, _ slot: UnsafeMutableRawPointer) -> Any? {
+        slot.assumingMemoryBound(to: T?.self).pointee
+    }
+
+    @inline(__always)
+    private static func unboxed<T>(_ value: Any?, _: T.Type, _ slot: UnsafeMutableRawPointer) {
+        slot.assumingMemoryBound(to: T?.self).pointee = value.flatMap { $0 as? T ?? convertKeyValue($0, to: T.self) }
+    }
+
+    private static func box(_ kind: PropertySlotKind, at slot: UnsafeMutableRawPointer) -> Any? {
+        switch kind {
+        case .int16: return boxed(Int16.self, slot)
+        case .int32: return boxed(Int32.self, slot)
+        case .int64: return boxed(Int64.self, slot)
+        case .double: return boxed(Double.self, slot)
+        case .float: return boxed(Float.self, slot)
+        case .boolean: return boxed(Bool.self, slot)
+        case .date: return boxed(Date.self, slot)
+        case .decimal: return boxed(Decimal.self, slot)
+        case .uuid: return boxed(UUID.self, slot)
+        case .string: return boxed(String.self, slot)
+        case .data: return boxed(Data.self, slot)
+        case .url: return boxed(URL.self, slot)
+        case .object: return boxed(ManagedObject.self, slot)
+        case .any: return slot.assumingMemoryBound(to: Any?.self).pointee
+        }
+    }
+
+    private static func unbox(_ value: Any?, _ kind: PropertySlotKind, into slot: UnsafeMutableRawPointer) {
+        switch kind {
+        case .int16: unboxed(value, Int16.self, slot)
+        case .int32: unboxed(value, Int32.self, slot)
+        case .int64: unboxed(value, Int64.self, slot)
+        case .double: unboxed(value, Double.self, slot)
+        case .float: unboxed(value, Float.self, slot)
+        case .boolean: unboxed(value, Bool.self, slot)
+        case .date: unboxed(value, Date.self, slot)
+        case .decimal: unboxed(value, Decimal.self, slot)
+        case .uuid: unboxed(value, UUID.self, slot)
+        case .string: unboxed(value, String.self, slot)
+        case .data: unboxed(value, Data.self, slot)
+        case .url: unboxed(value, URL.self, slot)
+        case .object:
+            slot.assumingMemoryBound(to: ManagedObject?.self).pointee = value.flatMap { asModelObject($0) as? ManagedObject }
+        case .any: slot.assumingMemoryBound(to: Any?.self).pointee = value
+        }
+    }
+
+    /// Whether `value` fits the slot `kind` as it is or converted without loss.
+    package static func fits(_ value: Any, _ kind: PropertySlotKind) -> Bool {
+        func fits<T>(_: T.Type) -> Bool { value is T || convertKeyValue(value, to: T.self) != nil }
+        switch kind {
+        case .int16: return fits(Int16.self)
+        case .int32: return fits(Int32.self)
+        case .int64: return fits(Int64.self)
+        case .double: return fits(Double.self)
+        case .float: return fits(Float.self)
+        case .boolean: return fits(Bool.self)
+        case .date: return fits(Date.self)
+        case .decimal: return fits(Decimal.self)
+        case .uuid: return fits(UUID.self)
+        case .string: return fits(String.self)
+        case .data: return fits(Data.self)
+        case .url: return fits(URL.self)
+        case .object: return asModelObject(value) is ManagedObject
+        case .any: return true
+        }
+    }
+}
+
+/// How a Swift type relates to a slot's type.
+package enum SlotMatch {
+    /// The slot's own type.
+    case exact
+    /// The optional of the slot's type.
+    case optional
+    /// Neither: the value goes through `Any?`.
+    case mismatch
+}
+
+extension PropertySlotKind {
+    /// How `Value` relates to the slot's type. Object and `Any?` slots match nothing: their
+    /// typed readers cast.
+    @inline(__always)
+    package func match<Value>(_: Value.Type) -> SlotMatch {
+        switch self {
+        case .int16: return Self.compare(Value.self, Int16.self)
+        case .int32: return Self.compare(Value.self, Int32.self)
+        case .int64:
+            let match = Self.compare(Value.self, Int64.self)
+            // `Int` and `Int64` (and their optionals) share one representation on 64-bit platforms.
+            if case .mismatch = match, MemoryLayout<Int>.size == MemoryLayout<Int64>.size { return Self.compare(Value.self, Int.self) }
+            return match
+        case .double: return Self.compare(Value.self, Double.self)
+        case .float: return Self.compare(Value.self, Float.self)
+        case .boolean: return Self.compare(Value.self, Bool.self)
+        case .date: return Self.compare(Value.self, Date.self)
+        case .decimal: return Self.compare(Value.self, Decimal.self)
+        case .uuid: return Self.compare(Value.self, UUID.self)
+        case .string: return Self.compare(Value.self, String.self)
+        case .data: return Self.compare(Value.self, Data.self)
+        case .url: return Self.compare(Value.self, URL.self)
+        case .object, .any: return .mismatch
+        }
+    }
+
+    @inline(__always)
+    private static func compare<Value, T>(_: Value.Type, _: T.Type) -> SlotMatch {
+        if Value.self == T.self { return .exact }
+        if Value.self == T?.self { return .optional }
+        return .mismatch
+    }
+}
+
+/// The tail-allocated buffer of ``PropertyValues``: the layout as header, the slots after it.
+/// Its deinit destroys the slots that need it (per ``PropertyLayout/nontrivialIndexes``).
+///
+/// The header is reached through `withUnsafeMutablePointers`, never `header`: the property is
+/// a class's stored property, and each access to it would be checked for exclusivity.
+final class PropertyValueBuffer: ManagedBuffer<PropertyLayout, UInt64> {
+    /// A buffer for `layout` with every slot nil.
+    static func make(layout: PropertyLayout) -> PropertyValueBuffer {
+        let buffer = unsafeDowncast(create(minimumCapacity: layout.wordCount) { _ in layout }, to: PropertyValueBuffer.self)
+        buffer.withUnsafeMutablePointerToElements { words in
+            let base = UnsafeMutableRawPointer(words)
+            for slot in layout.slots { Self.initializeNil(slot.kind, at: base + slot.offset) }
+        }
+        return buffer
+    }
+
+    /// A copy of the buffer: its bytes, with the values that need it retained.
+    func copy() -> PropertyValueBuffer {
+        withUnsafeMutablePointers { header, source in
+            let layout = header.pointee
+            let copy = unsafeDowncast(Self.create(minimumCapacity: layout.wordCount) { _ in layout }, to: PropertyValueBuffer.self)
+            copy.withUnsafeMutablePointerToElements { target in
+                target.initialize(from: source, count: layout.wordCount)
+                let from = UnsafeMutableRawPointer(source), to = UnsafeMutableRawPointer(target)
+                for index in layout.nontrivialIndexes {
+                    let slot = layout.slots[index]
+                    Self.initializeCopy(slot.kind, at: to + slot.offset, from: from + slot.offset)
+                }
+            }
+            return copy
+        }
+    }
+
+    deinit {
+        withUnsafeMutablePointers { header, words in
+            let base = UnsafeMutableRawPointer(words)
+            let layout = header.pointee
+            for index in layout.nontrivialIndexes {
+                let slot = layout.slots[index]
+                Self.deinitialize(slot.kind, at: base + slot.offset)
+            }
+        }
+    }
+
+    /// Calls `body` with the kind and address of the slot at `index`.
+    @inline(__always)
+    func withSlot<R>(at index: Int, _ body: (PropertySlotKind, UnsafeMutableRawPointer) throws -> R) rethrows -> R {
+        try withUnsafeMutablePointers { header, words in
+            let slot = header.pointee.slots[index]
+            return try body(slot.kind, UnsafeMutableRawPointer(words) + slot.offset)
+        }
+    }
+
+    /// Calls `body` with the kind and address of the slot at `index`; nil when there is none.
+    @inline(__always)
+    func withSlotIfPresent<R>(at index: Int, _ body: (PropertySlotKind, UnsafeMutableRawPointer) -> R?) -> R? {
+        withUnsafeMutablePointers { header, words in
+            guard index >= 0, index < header.pointee.slots.count else { return nil }
+            let slot = header.pointee.slots[index]
+            return body(slot.kind, UnsafeMutableRawPointer(words) + slot.offset)
+        }
+    }
+
+    // Each kind's operation calls one generic function with the kind's concrete type; they
+    // are inlined there, so each is specialized (no value witness calls).
+
+    @inline(__always)
+    private static func initializeNil<T>(_: T.Type, _ slot: UnsafeMutableRawPointer) {
+        slot.initializeMemory(as: T?.self, repeating: nil, count: 1)
+    }
+
+    @inline(__always)
+    private static func initializeCopy<T>(_: T.Type, _ slot: UnsafeMutableRawPointer, _ source: UnsafeMutableRawPointer) {
+        // The slot's bytes are a copy of the source's: initialize over them without reading.
+        slot.initializeMemory(as: T?.self, repeating: source.assumingMemoryBound(to: T?.self).pointee, count: 1)
+    }
+
+    @inline(__always)
+    private static func deinitialize<T>(_: T.Type, _ slot: UnsafeMutableRawPointer) {
+        slot.assumingMemoryBound(to: T?.self).deinitialize(count: 1)
+    }
+
+    private static func initializeNil(_ kind: PropertySlotKind, at slot: UnsafeMutableRawPointer) {
+        switch kind {
+        case .int16: initializeNil(Int16.self, slot)
+        case .int32: initializeNil(Int32.self, slot)
+        case .int64: initializeNil(Int64.self, slot)
+        case .double: initializeNil(Double.self, slot)
+        case .float: initializeNil(Float.self, slot)
+        case .boolean: initializeNil(Bool.self, slot)
+        case .date: initializeNil(Date.self, slot)
+        case .decimal: initializeNil(Decimal.self, slot)
+        case .uuid: initializeNil(UUID.self, slot)
+        case .string: initializeNil(String.self, slot)
+        case .data: initializeNil(Data.self, slot)
+        case .url: initializeNil(URL.self, slot)
+        case .object: initializeNil(ManagedObject.self, slot)
+        case .any: initializeNil(Any.self, slot)
+        }
+    }
+
+    private static func initializeCopy(_ kind: PropertySlotKind, at slot: UnsafeMutableRawPointer, from source: UnsafeMutableRawPointer) {
+        switch kind {
+        case .int16: initializeCopy(Int16.self, slot, source)
+        case .int32: initializeCopy(Int32.self, slot, source)
+        case .int64: initializeCopy(Int64.self, slot, source)
+        case .double: initializeCopy(Double.self, slot, source)
+        case .float: initializeCopy(Float.self, slot, source)
+        case .boolean: initializeCopy(Bool.self, slot, source)
+        case .date: initializeCopy(Date.self, slot, source)
+        case .decimal: initializeCopy(Decimal.self, slot, source)
+        case .uuid: initializeCopy(UUID.self, slot, source)
+        case .string: initializeCopy(String.self, slot, source)
+        case .data: initializeCopy(Data.self, slot, source)
+        case .url: initializeCopy(URL.self, slot, source)
+        case .object: initializeCopy(ManagedObject.self, slot, source)
+        case .any: initializeCopy(Any.self, slot, source)
+        }
+    }
+
+    private static func deinitialize(_ kind: PropertySlotKind, at slot: UnsafeMutableRawPointer) {
+        switch kind {
+        case .int16: deinitialize(Int16.self, slot)
+        case .int32: deinitialize(Int32.self, slot)
+        case .int64: deinitialize(Int64.self, slot)
+        case .double: deinitialize(Double.self, slot)
+        case .float: deinitialize(Float.self, slot)
+        case .boolean: deinitialize(Bool.self, slot)
+        case .date: deinitialize(Date.self, slot)
+        case .decimal: deinitialize(Decimal.self, slot)
+        case .uuid: deinitialize(UUID.self, slot)
+        case .string: deinitialize(String.self, slot)
+        case .data: deinitialize(Data.self, slot)
+        case .url: deinitialize(URL.self, slot)
+        case .object: deinitialize(ManagedObject.self, slot)
+        case .any: deinitialize(Any.self, slot)
+        }
+    }
+}
