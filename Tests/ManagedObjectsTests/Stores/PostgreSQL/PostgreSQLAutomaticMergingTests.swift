@@ -103,6 +103,36 @@ extension PostgreSQLTests {
             try fixture.reader.save()
         }
 
+        @Test func everyContextOfACoordinatorMergesButNotItsOwnCoordinatorsSaves() throws {
+            let fixture = try Fixture()
+            let siblingCenter = NotificationCenter()
+            let sibling = ManagedObjectContext(coordinator: fixture.reader.persistentStoreCoordinator, notificationCenter: siblingCenter)
+            sibling.automaticallyMergesChangesFromParent = true
+            let siblingAda = try #require(try sibling.existingObject(with: fixture.ada.objectID) as? TestEmployee)
+            let siblingGrace = try sibling.existingObject(with: fixture.grace.objectID)
+            let siblingRecorder = NotificationRecorder(ManagedObjectContext.objectsDidChangeNotification, center: siblingCenter)
+            let recorder = NotificationRecorder(ManagedObjectContext.objectsDidChangeNotification, center: fixture.center)
+
+            // A save of the reader's own coordinator is left to didSave merging.
+            siblingAda.lastName = "King"
+            try sibling.save()
+            let before = siblingRecorder.notifications.count
+            // Then the writer's save reaches both contexts.
+            fixture.writerGrace.firstName = "Amazing Grace"
+            try fixture.writer.save()
+            fixture.merge { !recorder.notifications.isEmpty }
+            let deadline = Date().addingTimeInterval(20)
+            while siblingRecorder.notifications.count == before && Date() < deadline {
+                sibling.processPendingChanges()
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            #expect(recorder.notifications.count == 1)
+            #expect(recorder.objects(ManagedObjectContext.refreshedObjectsKey, at: 0) == [fixture.grace])
+            #expect(fixture.ada.lastName == "Byron")
+            #expect(siblingRecorder.notifications.count == before + 1)
+            #expect(siblingRecorder.objects(ManagedObjectContext.refreshedObjectsKey, at: before) == [siblingGrace])
+        }
+
         @Test func aRegisteredFaultDropsItsStaleRowAndIsReportedRefreshed() throws {
             let fixture = try Fixture()
             let recorder = NotificationRecorder(ManagedObjectContext.objectsDidChangeNotification, center: fixture.center)
