@@ -133,6 +133,36 @@ extension PostgreSQLTests {
             #expect(siblingRecorder.objects(ManagedObjectContext.refreshedObjectsKey, at: before) == [siblingGrace])
         }
 
+        /// One listening connection per store, shared by the coordinator's merging contexts,
+        /// closed once none is left, and opened again for the next one.
+        @Test func theContextsOfACoordinatorShareOneListenerThatStopsWithTheLastOfThem() throws {
+            let database = try TemporaryPostgreSQLDatabase()
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
+            try coordinator.addPersistentStore(type: .postgreSQL, at: database.url)
+            let admin = try database.connect()
+            func listeners() throws -> Int64? {
+                try admin.run(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN %'", [.text(database.name)]
+                ).int64(0, 0)
+            }
+            func waitFor(_ count: Int64) throws -> Int64? {
+                let deadline = Date().addingTimeInterval(10)
+                while try listeners() != count && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+                return try listeners()
+            }
+            var first: ManagedObjectContext? = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+            first?.automaticallyMergesChangesFromParent = true
+            let second = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+            second.automaticallyMergesChangesFromParent = true
+            #expect(try listeners() == 1)
+            first = nil
+            second.automaticallyMergesChangesFromParent = false
+            #expect(try waitFor(0) == 0)
+            second.automaticallyMergesChangesFromParent = true
+            #expect(try listeners() == 1)
+            #expect(first == nil)
+        }
+
         @Test func aRegisteredFaultDropsItsStaleRowAndIsReportedRefreshed() throws {
             let fixture = try Fixture()
             let recorder = NotificationRecorder(ManagedObjectContext.objectsDidChangeNotification, center: fixture.center)
