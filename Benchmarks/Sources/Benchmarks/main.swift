@@ -21,6 +21,11 @@ let groups: [any BenchmarkGroup.Type] = [
 if CommandLine.arguments.dropFirst().first == PostgreSQLWriterBenchmarks.writerFlag {
     PostgreSQLWriterBenchmarks.runWriter(Array(CommandLine.arguments.dropFirst(2)))
 }
+// The writer process RemoteMergeBenchmarks starts: `Benchmarks --remote-merge-writer <URL> <count>`.
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == RemoteMergeBenchmarks.writerFlag,
+   let url = URL(string: CommandLine.arguments[2]) {
+    exit(RemoteMergeBenchmarks.runWriter(url: url, count: Int(CommandLine.arguments[3]) ?? RemoteMergeBenchmarks.saves))
+}
 
 var configuration = RunConfiguration()
 var filters: [String] = []
@@ -83,6 +88,9 @@ if !profiling && (filters.isEmpty || filters.contains { "sqlite".localizedCaseIn
 }
 if !profiling && (filters.isEmpty || filters.contains { "postgres".localizedCaseInsensitiveContains($0) }) {
     PostgreSQLBenchmarks.report()
+}
+if !profiling && (filters.isEmpty || filters.contains { "remote merge".localizedCaseInsensitiveContains($0) }) {
+    RemoteMergeBenchmarks.report()
 }
 if !profiling && (filters.isEmpty || filters.contains { "fetched".localizedCaseInsensitiveContains($0) }) {
     FetchedResultsBenchmarks.report()

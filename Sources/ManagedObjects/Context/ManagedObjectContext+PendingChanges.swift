@@ -27,6 +27,7 @@ extension ManagedObjectContext {
             unannouncedInserted.remove(object)
         }
         postObjectsDidChange()
+        mergeArrivedRemoteChanges()
         _ = undoManager?.endEventGroup()
     }
 

@@ -103,6 +103,8 @@ public final class ManagedObjectContext {
     var chain = ContextChain()
     /// The open streams of `objectChanges()` and `saves()`, finished when the context goes.
     let notificationStreams = ContextNotificationStreams()
+    /// Where remote changes wait while ``automaticallyMergesChangesFromParent`` is on.
+    var remoteChangeMailbox: RemoteChangeMailbox?
 
     /// Creates a context that saves to `coordinator`'s stores.
     ///

@@ -17,6 +17,10 @@ import Foundation
 /// failed. The listener leaves out the saves of the store it was made from: contexts of that
 /// coordinator merge those from ``ManagedObjectContext/didSaveNotification``.
 ///
+/// Contexts that only need to stay up to date do not need a listener of their own: set
+/// ``ManagedObjectContext/automaticallyMergesChangesFromParent`` and they merge these changes by
+/// themselves.
+///
 /// A listener has a connection of its own. When it breaks, ``nextChanges(waitingUpTo:)`` throws
 /// ``PersistenceError/Code/connectionFailed`` and the next call connects and listens again;
 /// saves committed in between are not reported, so refresh the objects that matter then.

@@ -62,6 +62,8 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     /// Names this store instance in the notifications its saves send, so that its own
     /// listeners leave them out.
     let senderToken = UUID().uuidString
+    /// The listener thread of the contexts that merge remote changes automatically.
+    let remoteChangeFeed = PostgreSQLRemoteChangeFeed()
     let model: ManagedObjectModel
     let schema: SQLSchema
     /// Guards `state`.
