@@ -130,6 +130,12 @@ enum ClassModelReader {
         }
         declaration.uniquenessConstraints.forEach(add)
         if !declaration.uniquenessKeyPaths.isEmpty {
+            if let property = try ManagedPrototype.propertyWithoutStandIn(of: type) {
+                throw ModelError(
+                    .invalidConstraint, entity: entity,
+                    message: "uniqueness constraints cannot be named by key paths of \(type): its @Managed var "
+                        + "\(property.name): \(property.type) cannot be read on a prototype; name them by property names")
+            }
             let prototype = try ManagedPrototype.make(type)
             for keyPaths in declaration.uniquenessKeyPaths {
                 var names: [String] = []
@@ -143,6 +149,12 @@ enum ClassModelReader {
                                 ? "a uniqueness constraint's key path (\(keyPath)) names no @Managed property of \(type)"
                                 : "a uniqueness constraint's key path (\(keyPath)) reads several @Managed properties of "
                                     + "\(type) (\(keys.joined(separator: ", ")))")
+                    }
+                    guard ManagedPrototype.managedKey(of: keyPath, in: type) == key else {
+                        throw ModelError(
+                            .invalidConstraint, entity: entity,
+                            message: "a uniqueness constraint's key path (\(keyPath)) reads the @Managed property \(key) of "
+                                + "\(type) but is not it; name the property itself")
                     }
                     names.append(key)
                 }

@@ -37,7 +37,10 @@ public struct ManagedOptions: OptionSet, Sendable {
     /// named by ``EntityDeclaration/uniquenessConstraints``.
     ///
     /// Corresponds to an `NSEntityDescription.uniquenessConstraints` element of one property, or
-    /// to SwiftData's `@Attribute(.unique)`.
+    /// to SwiftData's `@Attribute(.unique)`; differences: as in Core Data, saving a duplicate
+    /// throws ``PersistenceError/Code/constraintConflict`` under the default merge policy, where
+    /// SwiftData updates the saved object with the new one's values (an upsert, what the
+    /// trumping merge policies do here).
     public static let unique = ManagedOptions(rawValue: 1 << 2)
     /// The relationship has no inverse: the model made from classes looks for none, and no
     /// relationship of the destination may name it. Nothing keeps the destination side in step:

@@ -44,9 +44,39 @@ enum ManagedPrototype {
     }
 
     /// A value of `type` a prototype's accessor returns: a new prototype for a managed-object
-    /// class; nil for other types (they read their empty value or placeholder first).
+    /// class, an empty or zero literal, an enumeration's first case; nil for other types (they
+    /// read their empty value or placeholder first).
     static func value(of type: Any.Type) -> Any? {
-        guard let type = type as? ManagedObject.Type else { return nil }
-        return try? make(type)
+        switch type {
+        case let type as ManagedObject.Type: try? make(type)
+        case let type as any ExpressibleByDictionaryLiteral.Type: emptyDictionary(type)
+        case let type as any ExpressibleByArrayLiteral.Type: emptyArray(type)
+        case let type as any ExpressibleByStringLiteral.Type: emptyString(type)
+        case let type as any ExpressibleByIntegerLiteral.Type: zero(type)
+        case let type as any CaseIterable.Type: firstCase(type)
+        default: nil
+        }
     }
+
+    /// Whether a prototype's accessor of a property of `type` has a value to return: an
+    /// accessor with none stops the program, so no key path is read on a prototype of a class
+    /// with such a property.
+    static func canStandIn(for type: Any.Type) -> Bool {
+        type is any ManagedEmptyValue.Type || type is any ManagedPlaceholderValue.Type
+            || type is ManagedObject.Type || value(of: type) != nil
+    }
+
+    /// The first `@Managed` property of `type` (or of a superclass) whose accessor has no
+    /// value to return on a prototype, with its Swift type.
+    static func propertyWithoutStandIn(of type: ManagedObject.Type) throws -> (name: String, type: Any.Type)? {
+        try ClassModelReader.levels(of: type).lazy.flatMap(\.fields)
+            .first { !canStandIn(for: $0.valueType) }
+            .map { ($0.name, $0.valueType) }
+    }
+
+    private static func emptyDictionary<Value: ExpressibleByDictionaryLiteral>(_: Value.Type) -> Value { [:] }
+    private static func emptyArray<Value: ExpressibleByArrayLiteral>(_: Value.Type) -> Value { [] }
+    private static func emptyString<Value: ExpressibleByStringLiteral>(_: Value.Type) -> Value { "" }
+    private static func zero<Value: ExpressibleByIntegerLiteral>(_: Value.Type) -> Value { 0 }
+    private static func firstCase<Value: CaseIterable>(_: Value.Type) -> Value? { Value.allCases.first }
 }

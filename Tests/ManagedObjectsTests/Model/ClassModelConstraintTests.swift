@@ -75,6 +75,27 @@ final class CCTicket: ManagedObject {
     @Managed var seat: CCSeat?
 }
 
+final class CCLowercasedKey: ManagedObject {
+    override class var entityDeclaration: EntityDeclaration {
+        EntityDeclaration(uniquenessConstraints: [[\CCLowercasedKey.lowercasedEmail]])
+    }
+    @Managed var email: String?
+    var lowercasedEmail: String? { email?.lowercased() }
+}
+
+/// A value of a type a prototype has no stand-in for.
+struct CCOpaque: Sendable {
+    var bits: Int
+}
+
+final class CCOpaqueHolder: ManagedObject {
+    override class var entityDeclaration: EntityDeclaration {
+        EntityDeclaration(uniquenessConstraints: [[\CCOpaqueHolder.code]])
+    }
+    @Managed var code: String?
+    @Managed(transformer: "OpaqueTransformer") var opaque: CCOpaque
+}
+
 /// Uniqueness constraints of a model made from classes are those of the same model written
 /// with the builder or read from an Xcode model file, and stores enforce them alike.
 @Suite struct ClassModelConstraintTests {
@@ -149,6 +170,18 @@ final class CCTicket: ManagedObject {
         let error = #expect(throws: ModelError.self) { _ = try ManagedObjectModel(classes: [CCBothKeys.self]) }
         #expect(error?.code == .invalidConstraint)
         #expect(error?.message.contains("first, last") == true)
+    }
+
+    @Test func aComputedPropertyThatReadsOneManagedPropertyIsRefused() {
+        let error = #expect(throws: ModelError.self) { _ = try ManagedObjectModel(classes: [CCLowercasedKey.self]) }
+        #expect(error?.code == .invalidConstraint)
+        #expect(error?.message.contains("reads the @Managed property email") == true)
+    }
+
+    @Test func keyPathsOfAClassWithAPropertyNoPrototypeCanReadAreRefused() {
+        let error = #expect(throws: ModelError.self) { _ = try ManagedObjectModel(classes: [CCOpaqueHolder.self]) }
+        #expect(error?.code == .invalidConstraint)
+        #expect(error?.message.contains("opaque: CCOpaque") == true)
     }
 
     @Test func aUniqueTransientPropertyIsRefused() {
