@@ -14,10 +14,10 @@ extension ManagedObjectContext {
     /// context of the coordinator shares) before it returns, so every save committed afterwards
     /// arrives. The changes wait until the context's isolation domain merges them: at the end of
     /// each ``processPendingChanges()`` (so before each save), and as soon as they arrive while
-    /// a task awaits ``mergeRemoteChangesUntilCancelled()``; until then they are kept (object
+    /// a task awaits ``mergeRemoteChangesUntilCancelled(isolation:)``; until then they are kept (object
     /// IDs, one set per save), so a context that sets the property should reach one of those
     /// points regularly. A merge works as
-    /// ``mergeChanges(fromRemoteContextSave:into:)``: registered objects of updated records take
+    /// `mergeChanges(fromRemoteContextSave:into:)`: registered objects of updated records take
     /// the saved values and version (faults among them drop their stale row), registered
     /// objects of deleted records leave the context, inserted records become registered
     /// faults; then ``objectsDidChangeNotification`` is posted (inserted, refreshed — faults

@@ -31,7 +31,7 @@ extension PostgreSQLStore {
     /// Writes a save in one transaction: it locks the rows of the updated and deleted records
     /// (`SELECT … FOR UPDATE`, in key order) and checks that each still has the version the
     /// last ``versions(of:)`` reported (or, without one, the version the request expects), then
-    /// deletes, updates, inserts (several rows a statement, see ``insert(_:_:)``), writes
+    /// deletes, updates, inserts (several rows a statement, see `insert(_:_:)`), writes
     /// join-table rows and positions, and announces the IDs it wrote to
     /// ``PostgreSQLChangeListener``s (delivered when it commits).
     ///

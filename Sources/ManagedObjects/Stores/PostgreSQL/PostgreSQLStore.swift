@@ -28,7 +28,7 @@ import Foundation
 ///
 /// Corresponds to no Core Data store (Core Data keeps to files); Enterprise Objects Framework's
 /// database adaptors did this. Opened with ``PersistentStoreOptions/lightweightMigration``, a
-/// database written with an earlier model migrates as a SQLite file does (``SQLMigration``), in
+/// database written with an earlier model migrates as a SQLite file does (`SQLMigration`), in
 /// one transaction: PostgreSQL's DDL is transactional, so a failed migration leaves the database
 /// as it was. Differences from the SQLite store: string equality and order compare the NFC forms in SQL (`normalize`, as Swift compares
 /// strings), while string comparisons with options, `LIKE`, `MATCHES`, `BEGINSWITH`,
