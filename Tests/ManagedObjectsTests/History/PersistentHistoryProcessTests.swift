@@ -5,25 +5,11 @@ import Testing
 /// A child process saves into a SQLite file while this process reads its history: every save
 /// arrives once, whole, in order, with its author.
 @Suite(.serialized) struct PersistentHistoryProcessTests {
-    /// The worker's model (see Sources/StoreCrashWorker).
-    private func workerModel() throws -> ManagedObjectModel {
-        try ManagedObjectModel {
-            Entity("Batch") {
-                Property("number", .integer64)
-                Property("rows", to: "Row", inverse: "batch", toMany: true, deleteRule: .cascade)
-            }
-            Entity("Row") {
-                Property("position", .integer64)
-                Property("payload", .string)
-                Property("batch", to: "Batch", inverse: "rows")
-            }
-        }
-    }
 
     @Test func historyReadWhileAnotherProcessSavesHasEverySaveOnceAndWhole() throws {
         let directory = try TemporaryDirectory()
         let url = directory.file()
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: try workerModel())
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try StoreWorker.model())
         try coordinator.addPersistentStore(type: .sqlite, at: url, options: .persistentHistoryTracking)
         let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
         var token = try coordinator.currentPersistentHistoryToken()

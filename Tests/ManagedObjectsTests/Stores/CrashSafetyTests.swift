@@ -39,17 +39,7 @@ import Testing
             let reported = try runAndKill(
                 type: type, path: path, delay: Double.random(in: 0.15...0.6) + Double(round) * 0.05, interrupt: interrupt)
             acknowledged = max(acknowledged, reported)
-            let model = try ManagedObjectModel {
-                Entity("Batch") {
-                    Property("number", .integer64)
-                    Property("rows", to: "Row", inverse: "batch", toMany: true, deleteRule: .cascade)
-                }
-                Entity("Row") {
-                    Property("position", .integer64)
-                    Property("payload", .string)
-                    Property("batch", to: "Batch", inverse: "rows")
-                }
-            }
+            let model = try StoreWorker.model()
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
             try coordinator.addPersistentStore(type: type, at: url)
             let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())

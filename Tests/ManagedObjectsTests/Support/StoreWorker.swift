@@ -1,10 +1,25 @@
 import Foundation
+import ManagedObjects
 import Testing
 
 /// The `StoreCrashWorker` executable (Sources/StoreCrashWorker), which the process tests run as
 /// child processes: save loops killed mid-save, history written by another process, increments
 /// racing other processes.
 enum StoreWorker {
+    /// The worker's model (as Sources/StoreCrashWorker declares it): batches of rows.
+    static func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel {
+            Entity("Batch") {
+                Property("number", .integer64)
+                Property("rows", to: "Row", inverse: "batch", toMany: true, deleteRule: .cascade)
+            }
+            Entity("Row") {
+                Property("position", .integer64)
+                Property("payload", .string)
+                Property("batch", to: "Batch", inverse: "rows")
+            }
+        }
+    }
     /// The executable, built next to the test binary (or a few folders up, depending on how the
     /// tests were built); nil when it is not there.
     static var url: URL? {

@@ -269,17 +269,7 @@ extension PostgreSQLTests {
         /// saved reaches the reader's context as an insertion.
         @Test func theSavesOfAnotherProcessAreMerged() throws {
             let database = try TemporaryPostgreSQLDatabase()
-            let model = try ManagedObjectModel {
-                Entity("Batch") {
-                    Property("number", .integer64)
-                    Property("rows", to: "Row", inverse: "batch", toMany: true, deleteRule: .cascade)
-                }
-                Entity("Row") {
-                    Property("position", .integer64)
-                    Property("payload", .string)
-                    Property("batch", to: "Batch", inverse: "rows")
-                }
-            }
+            let model = try StoreWorker.model()
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
             try coordinator.addPersistentStore(type: .postgreSQL, at: database.url)
             let center = NotificationCenter()

@@ -6,24 +6,9 @@ extension PostgreSQLTests {
     /// Several processes updating the same records at once, each retrying the saves that
     /// conflict: optimistic locking loses no update.
     @Suite struct ConcurrentWriterTests {
-        /// The worker's model (see Sources/StoreCrashWorker).
-        private func workerModel() throws -> ManagedObjectModel {
-            try ManagedObjectModel {
-                Entity("Batch") {
-                    Property("number", .integer64)
-                    Property("rows", to: "Row", inverse: "batch", toMany: true, deleteRule: .cascade)
-                }
-                Entity("Row") {
-                    Property("position", .integer64)
-                    Property("payload", .string)
-                    Property("batch", to: "Batch", inverse: "rows")
-                }
-            }
-        }
-
         @Test func fourProcessesIncrementingOverlappingRecordsWithRetriesLoseNoUpdate() throws {
             let database = try TemporaryPostgreSQLDatabase()
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: try workerModel())
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try StoreWorker.model())
             let store = try coordinator.addPersistentStore(type: .postgreSQL, at: database.url)
             let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
             // Three counters for four workers: every worker's updates overlap another's.

@@ -229,17 +229,7 @@ extension PostgreSQLTests {
 
         @Test func aListenerHearsTheSavesOfAnotherProcess() throws {
             let database = try TemporaryPostgreSQLDatabase()
-            let model = try ManagedObjectModel {
-                Entity("Batch") {
-                    Property("number", .integer64)
-                    Property("rows", to: "Row", inverse: "batch", toMany: true, deleteRule: .cascade)
-                }
-                Entity("Row") {
-                    Property("position", .integer64)
-                    Property("payload", .string)
-                    Property("batch", to: "Batch", inverse: "rows")
-                }
-            }
+            let model = try StoreWorker.model()
             let store = try PostgreSQLStore(url: database.url, model: model)
             let listener = try store.makeChangeListener()
             try CrashSafetyTests().checkKilledSaveLoops(type: .postgreSQL, path: database.url.absoluteString, url: database.url)
