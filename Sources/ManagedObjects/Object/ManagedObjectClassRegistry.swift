@@ -24,6 +24,8 @@ enum ManagedObjectClassRegistry {
                 state.modeledKeysByClass[identifier, default: []].formUnion(entity.propertiesByName.keys)
             }
         }
+        // The classes' answers to `automaticallyNotifiesObservers(forKey:)` may have changed.
+        AutomaticNotificationAnswers.invalidate()
     }
 
     /// The entity registered for `type` or its nearest registered superclass, or a placeholder

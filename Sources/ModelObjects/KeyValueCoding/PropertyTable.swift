@@ -29,6 +29,10 @@ package final class PropertyDescriptor: Sendable {
     private let destinationType: ModelObject.Type?
     /// The stored collection of a to-many relationship held as an array or a set of model objects.
     let objectCollection: (any ModelObjectCollection.Type)?
+    /// The class's answer to ``ModelObject/automaticallyNotifiesObservers(forKey:)`` for the
+    /// key, with the ``AutomaticNotificationAnswers/generation`` it was given in: twice the
+    /// generation, plus one for true; -1 before the first set that asks.
+    private let automaticNotificationAnswer = Atomic<Int>(-1)
 
     /// Stored values that key-value coding reads and writes with plain loads and stores instead
     /// of the wrapper's generic code: a wrapper holding one of these has exactly its layout.
@@ -52,6 +56,20 @@ package final class PropertyDescriptor: Sendable {
             ? (storage.storedValueType as? any RelationshipValue.Type)?.destinationType : nil
         objectCollection = kind == .orderedToMany || kind == .unorderedToMany
             ? storage.storedValueType as? any ModelObjectCollection.Type : nil
+    }
+
+    /// Whether `type`, the class whose table holds the descriptor, notifies observers of the
+    /// key automatically: its ``ModelObject/automaticallyNotifiesObservers(forKey:)``, asked
+    /// once per generation instead of on every set (a dynamic class-method call per set of an
+    /// observed or tracked object).
+    @inline(__always)
+    func notifiesAutomatically(in type: ModelObject.Type) -> Bool {
+        let generation = AutomaticNotificationAnswers.generation.load(ordering: .acquiring)
+        let answer = automaticNotificationAnswer.load(ordering: .relaxed)
+        if answer >> 1 == generation { return answer & 1 == 1 }
+        let notifies = type.automaticallyNotifiesObservers(forKey: key)
+        automaticNotificationAnswer.store(generation << 1 | (notifies ? 1 : 0), ordering: .relaxed)
+        return notifies
     }
 
     private static func directLayout(of storage: any PropertyStorage.Type) -> DirectLayout {
@@ -325,6 +343,19 @@ package final class PropertyTable: Sendable {
         return PropertyTable(
             descriptors: descriptors, tracksChanges: type is any ChangeTrackingObject.Type,
             tracksObservationAccess: type.tracksObservationAccess)
+    }
+}
+
+/// The generation of the answers classes give to
+/// ``ModelObject/automaticallyNotifiesObservers(forKey:)``, which descriptors keep: code that
+/// changes what a class answers (a managed object model registering the keys its classes model)
+/// moves it on, so that every descriptor asks again.
+package enum AutomaticNotificationAnswers {
+    package static let generation = Atomic<Int>(0)
+
+    /// Makes every descriptor ask its class again at its next set.
+    package static func invalidate() {
+        generation.add(1, ordering: .releasing)
     }
 }
 

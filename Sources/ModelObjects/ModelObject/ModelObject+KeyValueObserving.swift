@@ -167,7 +167,9 @@ extension ModelObject {
     func changeValue(
         forKey key: String, descriptor: PropertyDescriptor?, state: ObservationState, _ body: () throws -> Void
     ) rethrows {
-        guard type(of: self).automaticallyNotifiesObservers(forKey: key) else {
+        let notifies = descriptor.map { $0.notifiesAutomatically(in: type(of: self)) }
+            ?? type(of: self).automaticallyNotifiesObservers(forKey: key)
+        guard notifies else {
             try body()
             return
         }

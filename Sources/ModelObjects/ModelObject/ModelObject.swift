@@ -356,6 +356,10 @@ open class ModelObject: Hashable, CustomStringConvertible {
     /// itself. Return false for keys whose setters call ``willChangeValue(forKey:)`` and
     /// ``didChangeValue(forKey:)`` themselves; call `super` for other keys.
     ///
+    /// For a declared property the answer is asked once per class and key, at the first set
+    /// that has observers or trackings to notify, and kept: it must not change over the
+    /// class's life (Cocoa too decides once per class, when it first observes a key).
+    ///
     /// Corresponds to `+[NSObject automaticallyNotifiesObserversForKey:]`.
     open class func automaticallyNotifiesObservers(forKey key: String) -> Bool {
         true

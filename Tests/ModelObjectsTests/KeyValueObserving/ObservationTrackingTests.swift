@@ -55,6 +55,23 @@ final class UntrackedStaff: ModelObject {
     @Attribute var salary = 0.0
 }
 
+/// A class that notifies changes of `salary` by hand, and of `bonus` automatically.
+final class ManuallyNotifyingStaff: ModelObject {
+    @Attribute var salary = 0.0
+    @Attribute var bonus = 0.0
+
+    override class func automaticallyNotifiesObservers(forKey key: String) -> Bool {
+        key == "salary" ? false : super.automaticallyNotifiesObservers(forKey: key)
+    }
+
+    /// Sets `salary` between the notifications its class does not send by itself.
+    func raise(to salary: Double) {
+        willChangeValue(forKey: "salary")
+        self.salary = salary
+        didChangeValue(forKey: "salary")
+    }
+}
+
 @Suite struct ObservationTrackingTests {
     private func staff(_ first: String = "Ada", salary: Double = 100) -> TrackedStaff {
         let staff = TrackedStaff()
@@ -130,6 +147,27 @@ final class UntrackedStaff: ModelObject {
         #expect(counter.count == 1)
         ada.didChangeValue(forKey: "salary")
         #expect(counter.count == 1)
+    }
+
+    @Test func keyNotNotifiedAutomaticallyCallsOnChangeOnlyForManualNotifications() {
+        // The class's answer is kept per key after the first set: later sets, of this object and
+        // of another, must still follow it, key by key.
+        for _ in 0..<2 {
+            let staff = ManuallyNotifyingStaff()
+            let silent = TrackingCounter()
+            tracking(silent) { _ = staff.salary }
+            staff.salary = 10
+            staff.salary = 20
+            #expect(silent.count == 0)
+            staff.raise(to: 30)
+            #expect(silent.count == 1)
+            #expect(staff.salary == 30)
+
+            let automatic = TrackingCounter()
+            tracking(automatic) { _ = staff.bonus }
+            staff.bonus = 5
+            #expect(automatic.count == 1)
+        }
     }
 
     @Test func customAttributeReadIsTracked() {
