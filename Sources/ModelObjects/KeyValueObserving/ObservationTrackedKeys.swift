@@ -43,7 +43,10 @@ package final class ObservationTrackedKeys {
     }
 
     private func isTracked(_ key: String, under keyPath: AnyKeyPath) -> Bool {
-        keys.indices.contains { keys[$0] == key && paths[$0].anyKeyPath == keyPath }
+        // A typed getter hands over the same key path object on every read: finding it by
+        // identity spares comparing strings and key paths.
+        for path in unretainedPaths where path._withUnsafeGuaranteedRef({ $0.anyKeyPath === keyPath }) { return true }
+        return keys.indices.contains { keys[$0] == key && paths[$0].anyKeyPath == keyPath }
     }
 
     private func add(_ key: String, _ path: ObservationTrackedPath) {

@@ -60,13 +60,22 @@ extension ModelObject {
         atOffset offset: Int, keyPath: @autoclosure () -> KeyPath<Object, Value>
     ) {
         guard propertyTable.tracksObservationAccess else { return }
-        if ObservationTrackingScope.reader == nil, let trackedKeys = trackedKeysIfTracked,
-           let descriptor = propertyTable.descriptor(atOffset: offset), descriptor.kind != .derived {
-            // Without a direct answer, an object already tracked asks its own registrar, whose
-            // `access` records the read in a scope and does nothing outside one: no probe,
-            // whose registrar would join the scope's access list too.
-            trackedKeys.access(self, key: descriptor.key, keyPath: keyPath())
-            return
+        if let state = observationState.map(Unmanaged.passUnretained) {
+            // An object already tracked asks its own registrar, whose `access` records the read
+            // in a scope and does nothing outside one: no second look at the thread's scope, and
+            // no probe, whose registrar would join the scope's access list too. Tracked keys stay
+            // as long as the state, so both are borrowed without reference counting.
+            let handled = state._withUnsafeGuaranteedRef { state -> Bool in
+                guard !state.isProbe, let trackedKeys = state.trackedKeys.map(Unmanaged.passUnretained) else {
+                    return false
+                }
+                return propertyTable.withDescriptor(atOffset: offset) { descriptor -> Bool in
+                    guard descriptor.kind != .derived else { return false }
+                    trackedKeys._withUnsafeGuaranteedRef { $0.access(self, key: descriptor.key, keyPath: keyPath()) }
+                    return true
+                } ?? false
+            }
+            if handled { return }
         }
         guard let trackedKeys = observationTrackedKeysIfTrackingScope(),
               let descriptor = propertyTable.descriptor(atOffset: offset)
