@@ -31,28 +31,36 @@ package final class ObservationTrackedKeys {
     /// Registers a read of `key`, a property of `Object` read through its own key path, with
     /// the current tracking scope.
     func access<Object: ModelObject, Value>(_ object: ModelObject, key: String, keyPath: KeyPath<Object, Value>) {
-        if !isTracked(key, under: keyPath) { add(key, TypedObservationTrackedPath(keyPath: keyPath)) }
-        withBorrowed(object, as: Object.self) { registrar.access($0, keyPath: keyPath) }
+        // The access goes through the tracked path, which holds `Object`'s `Observable`
+        // conformance: called from here, the registrar would look it up on every read.
+        let path = trackedPath(key, under: keyPath) ?? add(key, TypedObservationTrackedPath(keyPath: keyPath))
+        path._withUnsafeGuaranteedRef { $0.access(registrar, object) }
     }
 
     /// Registers a read of `key` by string with the current tracking scope.
     func access(_ object: ModelObject, key: String) {
         let path = KeyedObservationTrackedPath(key: key)
-        if !isTracked(key, under: path.keyPath) { add(key, path) }
+        if trackedPath(key, under: path.keyPath) == nil { _ = add(key, path) }
         registrar.access(object, keyPath: path.keyPath)
     }
 
-    private func isTracked(_ key: String, under keyPath: AnyKeyPath) -> Bool {
+    /// The path `key` is tracked under `keyPath` with, unretained (`paths` keeps it).
+    private func trackedPath(_ key: String, under keyPath: AnyKeyPath) -> Unmanaged<ObservationTrackedPath>? {
         // A typed getter hands over the same key path object on every read: finding it by
         // identity spares comparing strings and key paths.
-        for path in unretainedPaths where path._withUnsafeGuaranteedRef({ $0.anyKeyPath === keyPath }) { return true }
-        return keys.indices.contains { keys[$0] == key && paths[$0].anyKeyPath == keyPath }
+        for path in unretainedPaths where path._withUnsafeGuaranteedRef({ $0.anyKeyPath === keyPath }) { return path }
+        for index in keys.indices where keys[index] == key && paths[index].anyKeyPath == keyPath {
+            return unretainedPaths[index]
+        }
+        return nil
     }
 
-    private func add(_ key: String, _ path: ObservationTrackedPath) {
+    private func add(_ key: String, _ path: ObservationTrackedPath) -> Unmanaged<ObservationTrackedPath> {
         keys.append(key)
         paths.append(path)
-        unretainedPaths.append(Unmanaged.passUnretained(path))
+        let unretained = Unmanaged.passUnretained(path)
+        unretainedPaths.append(unretained)
+        return unretained
     }
 
     /// Runs `body`, which changes `key`, between the notifications of the key's trackings;
@@ -110,6 +118,8 @@ class ObservationTrackedPath {
         self.anyKeyPath = anyKeyPath
     }
 
+    func access(_ registrar: ObservationRegistrar, _ object: ModelObject) {}
+
     func willSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {}
 
     func didSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {}
@@ -133,6 +143,10 @@ final class TypedObservationTrackedPath<Object: Observable & AnyObject, Value>: 
     init(keyPath: KeyPath<Object, Value>) {
         self.keyPath = keyPath
         super.init(anyKeyPath: keyPath)
+    }
+
+    override func access(_ registrar: ObservationRegistrar, _ object: ModelObject) {
+        withBorrowed(object, as: Object.self) { registrar.access($0, keyPath: keyPath) }
     }
 
     override func willSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {
@@ -169,6 +183,10 @@ final class KeyedObservationTrackedPath: ObservationTrackedPath {
     init(key: String) {
         keyPath = \ModelObject.[observedKey: key]
         super.init(anyKeyPath: keyPath)
+    }
+
+    override func access(_ registrar: ObservationRegistrar, _ object: ModelObject) {
+        registrar.access(object, keyPath: keyPath)
     }
 
     override func willSet(_ registrar: ObservationRegistrar, _ object: ModelObject) {
