@@ -8,7 +8,9 @@ enum ManagedPrototype {
     /// The entity of every prototype: no properties, no class of its own.
     private static let model = Result { try ManagedObjectModel(entities: [Entity("ManagedPrototype")]) }
     /// The keys read from prototypes since the last ``accessedKeys(during:)`` began.
-    private static let accessed = Mutex<[String]>([])
+    /// The keys read during the probe in progress, and the thread running it: reads of
+    /// prototypes on other threads (outside any probe) are not its reads.
+    private static let accessed = Mutex<(prober: ObjectIdentifier?, keys: [String])>((nil, []))
     private static let probing = Mutex<Void>(())
 
     /// A new prototype of `type`, in no context.
@@ -28,17 +30,21 @@ enum ManagedPrototype {
 
     /// Called by a ``Managed`` accessor of a prototype: records the key read.
     static func noteAccess(_ key: String) {
-        accessed.withLock { $0.append(key) }
+        let thread = ObjectIdentifier(Thread.current)
+        accessed.withLock { state in
+            if state.prober == thread { state.keys.append(key) }
+        }
     }
 
     /// The keys of the ``Managed`` properties of prototypes that `body` reads, in order.
     static func accessedKeys(during body: () -> Void) -> [String] {
         probing.withLock { _ in
-            accessed.withLock { $0.removeAll() }
+            let thread = ObjectIdentifier(Thread.current)
+            accessed.withLock { $0 = (thread, []) }
             body()
-            return accessed.withLock { keys in
-                defer { keys.removeAll() }
-                return keys
+            return accessed.withLock { state in
+                defer { state = (nil, []) }
+                return state.keys
             }
         }
     }
