@@ -171,24 +171,6 @@ enum PostgreSQLBenchmarks {
         if let url = admin.createDatabase() { PostgreSQLWriterBenchmarks.report(database: url, model: model) }
     }
 
-    /// Makes 10 departments and `count` employees in `context` (names, ID, salary 40,000 to
-    /// 40,996, department), unsaved: what every PostgreSQL benchmark fills its database with.
-    static func fillEmployees(_ context: ManagedObjectContext, count: Int) {
-        let departments = (0..<10).map { index -> ManagedDepartment in
-            let department = ManagedDepartment(context: context)
-            department.name = "Department \(index)"
-            return department
-        }
-        for index in 0..<count {
-            let employee = ManagedEmployee(context: context)
-            employee.firstName = "First\(index)"
-            employee.lastName = "Last\(index)"
-            employee.employeeID = Int64(index)
-            employee.salary = Double(40_000 + index % 997)
-            employee.department = departments[index % 10]
-        }
-    }
-
     // MARK: - Raw libpq
 
     /// Raw libpq: 10 departments and 100,000 employees with the values the context side sets, in

@@ -35,7 +35,7 @@ enum PostgreSQLWriterBenchmarks {
         do {
             try coordinator.addPersistentStore(type: .postgreSQL, at: url)
             let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-            PostgreSQLBenchmarks.fillEmployees(context, count: 4 * perWriter)
+            fillEmployees(context, count: 4 * perWriter)
             try context.save()
         } catch {
             print("multi-writer setup failed: \(error)")

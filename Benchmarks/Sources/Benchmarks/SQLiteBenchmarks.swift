@@ -92,19 +92,7 @@ enum SQLiteBenchmarks {
                 let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
                 if undo { context.undoManager = ModelUndoManager() }
                 let start = now()
-                let departments = (0..<10).map { index -> ManagedDepartment in
-                    let department = ManagedDepartment(context: context)
-                    department.name = "Department \(index)"
-                    return department
-                }
-                for index in 0..<count {
-                    let employee = ManagedEmployee(context: context)
-                    employee.firstName = "First\(index)"
-                    employee.lastName = "Last\(index)"
-                    employee.employeeID = Int64(index)
-                    employee.salary = Double(40_000 + index % 997)
-                    employee.department = departments[index % 10]
-                }
+                fillEmployees(context, count: count)
                 do { try context.save() } catch { print("save failed: \(error)") }
                 return Double(now() - start)
             }
