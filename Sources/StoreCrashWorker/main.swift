@@ -10,6 +10,9 @@
 //
 // `StoreCrashWorker increment <postgresql URL> <updates> <worker>` increments counters that
 // other workers increment too, retrying on conflict (see Increments.swift).
+//
+// `StoreCrashWorker edit <postgresql URL> <key=number,…> <key,…>` updates and deletes batches
+// in one save, then exits (see Edits.swift).
 
 import Foundation
 import ManagedObjects
@@ -28,12 +31,25 @@ if arguments.count == 5 && arguments[1] == "increment" {
         exit(1)
     }
 }
+if arguments.count == 5 && arguments[1] == "edit" {
+    guard let location = URL(string: arguments[2]), let updates = editUpdates(arguments[3]), let deletions = editDeletions(arguments[4]) else {
+        FileHandle.standardError.write(Data("usage: StoreCrashWorker edit <URL> <key=number,…|-> <key,…|->\n".utf8))
+        exit(2)
+    }
+    do {
+        try runEdit(at: location, updating: updates, deleting: deletions)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("StoreCrashWorker: \(error)\n".utf8))
+        exit(1)
+    }
+}
 let historyMode = arguments.count == 4 && arguments[1] == "history"
 guard arguments.count == 3 || historyMode, !historyMode || Int(arguments[3]) != nil else {
     FileHandle.standardError.write(
         Data(
             ("usage: StoreCrashWorker <InMemory|SQLite|Binary|PostgreSQL> <path or URL> | history <path> <count>"
-                + " | increment <URL> <updates> <worker>\n").utf8))
+                + " | increment <URL> <updates> <worker> | edit <URL> <key=number,…> <key,…>\n").utf8))
     exit(2)
 }
 
