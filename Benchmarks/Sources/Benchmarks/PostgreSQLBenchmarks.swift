@@ -28,8 +28,12 @@ enum PostgreSQLBenchmarks {
             print()
             return
         }
-        // POSTGRES_RUNS=n times each side n times instead of 3.
+        // POSTGRES_RUNS=n times each side n times instead of 3. POSTGRES_BENCHMARK=insert|fetch|faults
+        // runs one part (both sides, rows of the table for it only; `fetch` and `faults` on a
+        // database filled by raw libpq, untimed) and no writer processes: for `perf record`.
         let runs = ProcessInfo.processInfo.environment["POSTGRES_RUNS"].flatMap { Int($0) } ?? defaultRuns
+        let only = ProcessInfo.processInfo.environment["POSTGRES_BENCHMARK"]
+        func wanted(_ part: String) -> Bool { only == nil || only == part }
         guard let model = try? SampleModel.makeModel() else {
             print("model failed")
             return
@@ -41,39 +45,55 @@ enum PostgreSQLBenchmarks {
         // 1. Insert and save 100,000 employees in 10 departments through a context. The last
         // run's database is kept for the fetches.
         var filled: URL?
-        let contextInsert = best(runs) {
-            guard let url = admin.createDatabase() else { return nil }
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-            do {
-                try coordinator.addPersistentStore(type: .postgreSQL, at: url)
-            } catch {
-                print("store failed: \(error)")
-                return nil
+        var contextInsert = Double.nan, rawInsertTime = Double.nan
+        if !wanted("insert") {
+            // The fetch parts alone: the rows written by raw libpq into the store's schema.
+            // `ANALYZE`d, so that both sides' plans use the statistics a kept database has.
+            guard let url = admin.createDatabase(), (try? PostgreSQLStore(url: url, model: model)) != nil, rawInsert(url: url) != nil,
+                  let connection = connect(url)
+            else {
+                print("filling the database failed")
+                return
             }
-            let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-            let start = now()
-            fillEmployees(context, count: count)
-            do {
-                try context.save()
-            } catch {
-                print("save failed: \(error)")
-                return nil
-            }
-            let elapsed = Double(now() - start)
+            _ = command(connection, "ANALYZE")
+            PQfinish(connection)
             filled = url
-            return elapsed
         }
-        // The raw side: the store writes the schema (so that both sides have the same tables,
-        // indexes and foreign keys), then libpq inserts the same rows.
-        let rawInsertTime = best(runs) {
-            guard let url = admin.createDatabase() else { return nil }
-            do {
-                _ = try PostgreSQLStore(url: url, model: model)
-            } catch {
-                print("store failed: \(error)")
-                return nil
+        if wanted("insert") {
+            contextInsert = best(runs) {
+                guard let url = admin.createDatabase() else { return nil }
+                let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+                do {
+                    try coordinator.addPersistentStore(type: .postgreSQL, at: url)
+                } catch {
+                    print("store failed: \(error)")
+                    return nil
+                }
+                let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                let start = now()
+                fillEmployees(context, count: count)
+                do {
+                    try context.save()
+                } catch {
+                    print("save failed: \(error)")
+                    return nil
+                }
+                let elapsed = Double(now() - start)
+                filled = url
+                return elapsed
             }
-            return rawInsert(url: url)
+            // The raw side: the store writes the schema (so that both sides have the same tables,
+            // indexes and foreign keys), then libpq inserts the same rows.
+            rawInsertTime = best(runs) {
+                guard let url = admin.createDatabase() else { return nil }
+                do {
+                    _ = try PostgreSQLStore(url: url, model: model)
+                } catch {
+                    print("store failed: \(error)")
+                    return nil
+                }
+                return rawInsert(url: url)
+            }
         }
 
         // 2. Fetch the 100,000 with `salary >= 40000` and read `salary` of each.
@@ -87,52 +107,58 @@ enum PostgreSQLBenchmarks {
                let employee = model.entity(named: "Employee"),
                let salary = employee.properties.firstIndex(where: { $0.name == "salary" }) {
                 let request = FetchRequest<ManagedEmployee>(entityName: "Employee", predicate: predicate)
-                contextFetch = best(runs) {
+                if wanted("fetch") {
+                    contextFetch = best(runs) {
+                        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                        let start = now()
+                        var total = 0.0
+                        let employees = (try? context.fetch(request)) ?? []
+                        for employee in employees { total += employee.salary }
+                        blackHole(total)
+                        if employees.count != count { print("context fetch read \(employees.count)") }
+                        return Double(now() - start)
+                    }
+                    let storeRequest = StoreFetchRequest(entity: employee, predicate: predicate)
+                    storeFetch = best(runs) {
+                        let start = now()
+                        var total = 0.0, rows = 0
+                        do {
+                            let result = try store.fetch(storeRequest)
+                            fetchApplied = result.appliedPredicate
+                            rows = result.records.count
+                            for record in result.records { if case .double(let value) = record.values[salary] { total += value } }
+                        } catch {
+                            print("store fetch failed: \(error)")
+                        }
+                        blackHole(total)
+                        if rows != count { print("store fetch read \(rows)") }
+                        return Double(now() - start)
+                    }
+                }
+            }
+            if wanted("fetch") {
+                rawFetch = best(runs) { rawSelect(url: url) }
+                rawFetchObjects = best(runs) { rawSelectIntoObjects(url: url) }
+                rawFetchBinaryObjects = best(runs) { rawSelectIntoObjects(url: url, binary: true) }
+            }
+
+            // 3. Batched faults: the same fetch with `fetchBatchSize` 1,000 (the keys only), then
+            // `salary` of each, which fires the faults a batch at a time.
+            if wanted("faults") {
+                contextFaults = best(runs) {
                     let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                    var request = FetchRequest<ManagedEmployee>(entityName: "Employee", predicate: predicate)
+                    request.fetchBatchSize = faultBatch
                     let start = now()
                     var total = 0.0
                     let employees = (try? context.fetch(request)) ?? []
                     for employee in employees { total += employee.salary }
                     blackHole(total)
-                    if employees.count != count { print("context fetch read \(employees.count)") }
+                    if employees.count != count { print("batched fetch read \(employees.count)") }
                     return Double(now() - start)
                 }
-                let storeRequest = StoreFetchRequest(entity: employee, predicate: predicate)
-                storeFetch = best(runs) {
-                    let start = now()
-                    var total = 0.0, rows = 0
-                    do {
-                        let result = try store.fetch(storeRequest)
-                        fetchApplied = result.appliedPredicate
-                        rows = result.records.count
-                        for record in result.records { if case .double(let value) = record.values[salary] { total += value } }
-                    } catch {
-                        print("store fetch failed: \(error)")
-                    }
-                    blackHole(total)
-                    if rows != count { print("store fetch read \(rows)") }
-                    return Double(now() - start)
-                }
+                rawFaults = best(runs) { rawBatchedSelect(url: url) }
             }
-            rawFetch = best(runs) { rawSelect(url: url) }
-            rawFetchObjects = best(runs) { rawSelectIntoObjects(url: url) }
-            rawFetchBinaryObjects = best(runs) { rawSelectIntoObjects(url: url, binary: true) }
-
-            // 3. Batched faults: the same fetch with `fetchBatchSize` 1,000 (the keys only), then
-            // `salary` of each, which fires the faults a batch at a time.
-            contextFaults = best(runs) {
-                let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-                var request = FetchRequest<ManagedEmployee>(entityName: "Employee", predicate: predicate)
-                request.fetchBatchSize = faultBatch
-                let start = now()
-                var total = 0.0
-                let employees = (try? context.fetch(request)) ?? []
-                for employee in employees { total += employee.salary }
-                blackHole(total)
-                if employees.count != count { print("batched fetch read \(employees.count)") }
-                return Double(now() - start)
-            }
-            rawFaults = best(runs) { rawBatchedSelect(url: url) }
         }
 
         print("## PostgreSQL store")
@@ -140,6 +166,7 @@ enum PostgreSQLBenchmarks {
         print("| Operation | Library (best of \(runs)) | Per object | Baseline | Ratio | Target |")
         print("|:--|--:|--:|--:|--:|:--|")
         func row(_ name: String, _ library: Double, _ baseline: Double, target: Double? = nil) {
+            guard !library.isNaN || only == nil else { return }
             let ratio = library / baseline
             var verdict = ""
             if let target, !ratio.isNaN {
@@ -166,6 +193,7 @@ enum PostgreSQLBenchmarks {
         print("- library: the store's connection opened before timing; the context side times making the objects, setting five properties and `save()` (reserving keys from the sequences, one transaction).")
         print()
 
+        guard only == nil else { return }
         print("### Several writer processes (same server)")
         print()
         if let url = admin.createDatabase() { PostgreSQLWriterBenchmarks.report(database: url, model: model) }

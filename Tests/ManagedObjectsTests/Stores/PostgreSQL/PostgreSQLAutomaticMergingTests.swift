@@ -320,6 +320,34 @@ extension PostgreSQLTests {
             #expect(fixture.ada.salary == 7)
         }
 
+        /// A record inserted by plain SQL (which notifies nobody) before the listener's
+        /// connection ended is not announced when the listener is back, as documented: the
+        /// check after the outage covers the registered objects only (refreshed, none
+        /// inserted); the record appears at the next fetch.
+        @Test func aRecordInsertedDuringAListenerOutageIsNotAnnouncedButAppearsAtTheNextFetch() throws {
+            let fixture = try Fixture()
+            let recorder = NotificationRecorder(ManagedObjectContext.objectsDidChangeNotification, center: fixture.center)
+            let connection = try fixture.database.connect()
+            let key: Int64 = 1_000_000
+            _ = try connection.run(
+                #"INSERT INTO "ZEMPLOYEE" ("Z_PK", "Z_ENT", "Z_OPT", "ZFIRSTNAME", "ZSALARY", "ZAGE") VALUES ($1::bigint, 'Employee', 1, 'Alan', 0, 30)"#,
+                [.text(String(key))])
+            try fixture.database.terminateConnections()
+
+            fixture.merge { !recorder.notifications.isEmpty }
+            try #require(recorder.notifications.count == 1)
+            #expect(recorder.objects(ManagedObjectContext.refreshedObjectsKey, at: 0) == [fixture.ada, fixture.grace])
+            #expect(recorder.objects(ManagedObjectContext.insertedObjectsKey, at: 0).isEmpty)
+            #expect(recorder.objects(ManagedObjectContext.deletedObjectsKey, at: 0).isEmpty)
+            #expect(!fixture.reader.registeredObjects.contains { $0.objectID.primaryKey == key })
+
+            let request = FetchRequest<TestEmployee>(entityName: "Employee", sortDescriptors: [KeyPathSortDescriptor(key: "firstName")])
+            let fetched = try fixture.reader.fetch(request)
+            #expect(fetched.map(\.firstName) == ["Ada", "Alan", "Grace"])
+            #expect(fetched[1].objectID.primaryKey == key)
+            #expect(fetched[0] === fixture.ada && fetched[2] === fixture.grace)
+        }
+
         /// The server restarted as after a crash (`.ci/postgres crash`): saves after it are
         /// merged. Needs the server of `.ci/postgres` (`MODELOBJECTS_POSTGRES_DIR`).
         @Test(.enabled(if: ServerCrashTests.serverDirectory != nil, "needs the throwaway server of .ci/postgres (MODELOBJECTS_POSTGRES_DIR)"))

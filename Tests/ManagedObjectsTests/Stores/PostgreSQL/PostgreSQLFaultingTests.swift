@@ -146,5 +146,40 @@ extension PostgreSQLTests {
             #expect(reading.count == 2, "one statement per table: \(reading)")
             #expect(Set(found.keys) == Set(employees + departments))
         }
+
+        /// Squares and circles share one table: an ID naming a square's row as a circle is left
+        /// out, also when the same key is asked for under both entities; a key asked twice is
+        /// read once; no ID of the store reads nothing.
+        @Test func recordsByIDLeaveOutIDsWhoseRowIsOfAnotherEntity() throws {
+            let database = try TemporaryPostgreSQLDatabase()
+            let model = try ManagedObjectModel {
+                Entity("Shape", abstract: true) { Property("name", .string) }
+                Entity("Square", parent: "Shape") { Property("side", .double) }
+                Entity("Circle", parent: "Shape") { Property("radius", .double) }
+            }
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+            let store = try #require(try coordinator.addPersistentStore(type: .postgreSQL, at: database.url) as? PostgreSQLStore)
+            let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+            let square = try context.insertNewObject(forEntityName: "Square")
+            try square.setValue("square", forKey: "name")
+            let circle = try context.insertNewObject(forEntityName: "Circle")
+            try circle.setValue("circle", forKey: "name")
+            try context.save()
+            let circleEntity = try #require(model.entity(named: "Circle"))
+            let squareKey = try #require(square.objectID.primaryKey)
+            let squareAsCircle = ManagedObjectID(entity: circleEntity, storeIdentifier: store.identifier, primaryKey: squareKey)
+
+            var found: [ManagedObjectID: StoreRecord] = [:]
+            let reading = try store.recordingSQL {
+                found = try store.faultRecords(for: [squareAsCircle, square.objectID, circle.objectID, square.objectID])
+            }
+            #expect(reading.count == 1, "one statement for the shared table: \(reading)")
+            #expect(Set(found.keys) == [square.objectID, circle.objectID])
+            #expect(found[square.objectID]?.objectID.entity.name == "Square")
+            #expect(try store.faultRecords(for: [squareAsCircle]).isEmpty)
+            #expect(try store.records(for: [square.objectID, squareAsCircle]).keys.map(\.self) == [square.objectID])
+            let none = try store.recordingSQL { found = try store.faultRecords(for: []) }
+            #expect(none.isEmpty && found.isEmpty)
+        }
     }
 }
