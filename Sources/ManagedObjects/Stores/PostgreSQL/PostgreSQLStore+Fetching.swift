@@ -64,6 +64,8 @@ extension PostgreSQLStore {
             rows.values.reserveCapacity(Int(result.rowCount) * attributes.count)
             // The last row's entity: a row of the same entity costs no `String` for its name.
             var last: EntityDescription?
+            // The store's interned identity, looked up once: each row's ID then costs no lookup.
+            let store = ManagedObjectID.Key.permanent(storeIdentifier: identifier, primaryKey: 0).store
             for row in 0..<result.rowCount {
                 guard let key = result.int64(row, 0), !result.isNull(row, 1) else {
                     throw PersistenceError(.operationFailed, message: "a row of \(table) has no key or entity", sql: sql)
@@ -77,7 +79,7 @@ extension PostgreSQLStore {
                     last = named
                 }
                 guard let entity = last else { continue }
-                let objectID = ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, primaryKey: key))
+                let objectID = ManagedObjectID(entity: entity, key: ManagedObjectID.Key(store: store, number: key))
                 rows.objectIDs.append(objectID)
                 for (offset, column) in columns.enumerated() {
                     let position = Int32(offset + 2)

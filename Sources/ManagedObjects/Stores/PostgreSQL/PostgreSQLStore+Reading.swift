@@ -45,11 +45,68 @@ extension PostgreSQLStore {
     }
 
     private func records(for objectIDs: [ManagedObjectID], readsToMany: Bool) throws -> [ManagedObjectID: StoreRecord] {
-        try withConnection(.operationFailed) { connection, _ in
-            try schema.records(for: objectIDs, storeIdentifier: identifier) { table, keys in
-                try readRecords(
-                    connection, table: table, where: "\(table).\"Z_PK\" = ANY($1::bigint[])", bindings: [Self.keyArray(keys)],
-                    readsToMany: readsToMany)
+        let wanted = IDsByTable(objectIDs, of: self)
+        guard !wanted.tables.isEmpty else { return [:] }
+        return try withConnection(.operationFailed) { connection, _ in
+            var found: [ManagedObjectID: StoreRecord] = [:]
+            found.reserveCapacity(objectIDs.count)
+            for group in wanted.tables.sorted(by: { $0.table < $1.table }) {
+                var records = try readRecords(
+                    connection, table: group.table, where: "\(group.table).\"Z_PK\" = ANY($1::bigint[])",
+                    bindings: [Self.keyArray(group.keys)], readsToMany: readsToMany)
+                // A row whose entity is not the asked ID's (another writer's row, a wrong ID) is
+                // left out. Each record moves out of the array into the result (no copy of its values).
+                while let record = records.popLast() {
+                    let id = record.objectID
+                    guard let key = id.primaryKey else { continue }
+                    if let asked = group.ids[key], asked == id {
+                        found[asked] = record
+                    } else if wanted.others.contains(id) {
+                        found[id] = record
+                    }
+                }
+            }
+            return found
+        }
+    }
+
+    /// The IDs among those a read by ID is given that this store gave, grouped by table and
+    /// keyed by primary key: one dictionary lookup by entity name per run of IDs of one entity
+    /// (not per ID), and integer keys to match the rows with.
+    private struct IDsByTable {
+        /// Per table, its keys in the order given and the ID asked for each.
+        var tables: [(table: String, keys: [Int64], ids: [Int64: ManagedObjectID])] = []
+        /// IDs whose key another ID of the same table had already (the same row asked for
+        /// under two entities): matched by equality.
+        var others: Set<ManagedObjectID> = []
+
+        init(_ objectIDs: [ManagedObjectID], of store: PostgreSQLStore) {
+            var lastEntity: EntityDescription?
+            let expected = objectIDs.count
+            var slot = -1
+            for id in objectIDs where id.storeIdentifier == store.identifier {
+                guard let key = id.primaryKey else { continue }
+                if id.entity !== lastEntity {
+                    guard let mapping = store.schema.entities[id.entity.name] else { continue }
+                    lastEntity = id.entity
+                    if let index = tables.firstIndex(where: { $0.table == mapping.table }) {
+                        slot = index
+                    } else {
+                        var keys: [Int64] = [], ids: [Int64: ManagedObjectID] = [:]
+                        if tables.isEmpty {
+                            keys.reserveCapacity(expected)
+                            ids.reserveCapacity(expected)
+                        }
+                        tables.append((mapping.table, keys, ids))
+                        slot = tables.count - 1
+                    }
+                }
+                if let existing = tables[slot].ids[key] {
+                    if existing != id { others.insert(id) }
+                } else {
+                    tables[slot].ids[key] = id
+                    tables[slot].keys.append(key)
+                }
             }
         }
     }
@@ -205,6 +262,8 @@ extension PostgreSQLStore {
         var last: EntityDescription?
         var reads: [SQLSchema.Read] = []
         var entities: [String: (EntityDescription, SQLSchema.EntityMapping)] = [:]
+        // The store's interned identity, looked up once: each row's IDs then cost no lookup.
+        let store = ManagedObjectID.Key.permanent(storeIdentifier: identifier, primaryKey: 0).store
         for row in 0..<result.rowCount {
             guard let key = result.int64(row, 0), key > 0 else {
                 throw PersistenceError(.operationFailed, message: "a row of \(table) has no positive Z_PK", sql: sql)
@@ -232,7 +291,7 @@ extension PostgreSQLStore {
                 reads = mapping.reads
             }
             guard let entity = last else { continue }
-            let objectID = ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, primaryKey: key))
+            let objectID = ManagedObjectID(entity: entity, key: ManagedObjectID.Key(store: store, number: key))
             var values = [StoreValue](repeating: .null, count: entity.properties.count)
             for read in reads {
                 switch read {
@@ -259,7 +318,7 @@ extension PostgreSQLStore {
                         }
                         target = named
                     }
-                    values[index] = .toOne(ManagedObjectID(entity: target, key: .permanent(storeIdentifier: identifier, primaryKey: targetKey)))
+                    values[index] = .toOne(ManagedObjectID(entity: target, key: ManagedObjectID.Key(store: store, number: targetKey)))
                 case .toMany(let index):
                     values[index] = .toMany([])
                 }

@@ -38,10 +38,31 @@ extension PostgreSQLStore {
         return "\(value)"
     }
 
-    /// A list of keys as a `bigint[]` parameter (`{1,2,3}`), so that one statement reads any
-    /// number of rows.
+    /// A list of keys as a `bigint[]` parameter, so that one statement reads any number of
+    /// rows. In the array's binary form (what PostgreSQL's `array_recv` reads): the number of
+    /// dimensions, a flag for NULLs, the element type (`int8`, OID 20), the length and lower
+    /// bound of the dimension, then each key as its length (8) and its big-endian bytes; an
+    /// empty list has no dimension. No key goes through text, on either side. The statement
+    /// must give the parameter its type (`$1::bigint[]`).
     static func keyArray<Keys: Sequence<Int64>>(_ keys: Keys) -> PostgreSQLParameter {
-        .text("{" + keys.map(String.init).joined(separator: ",") + "}")
+        let keys = Array(keys)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(20 + 12 * keys.count)
+        func append(_ value: UInt32) {
+            for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+        }
+        append(keys.isEmpty ? 0 : 1)
+        append(0)
+        append(20)
+        guard !keys.isEmpty else { return .binary(Data(bytes)) }
+        append(UInt32(truncatingIfNeeded: keys.count))
+        append(1)
+        for key in keys {
+            append(8)
+            let value = UInt64(bitPattern: key)
+            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        }
+        return .binary(Data(bytes))
     }
 
     /// A column's value as an attribute's type, in the result's format (text or binary); nil
