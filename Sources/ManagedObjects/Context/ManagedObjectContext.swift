@@ -269,27 +269,50 @@ public final class ManagedObjectContext {
 
     // MARK: - Faults
 
-    /// Loads a fault's values from its store; runs `awakeFromFetch` with change recording off.
+    /// Loads a fault's values: the row it holds, when still fresh, else its store's record;
+    /// runs `awakeFromFetch` with change recording off.
     func fulfillFault(of object: ManagedObject) throws {
         let id = object.objectID
         if let batch = object.faultBatch { loadBatch(batch) }
-        var cached = object.cachedRecord.take()  // moved out, not copied
-        if cached != nil, let read = object.cachedRecordRead, !isFresh(read, of: id) { cached = nil }
+        // Moved out, not copied: the object's values and snapshot then share the row's buffer.
+        var row = object.fetchedRow
+        object.fetchedRow = PropertyValues()
+        if row.hasBuffer, let read = object.cachedRecordRead, !isFresh(read, of: id) { row = PropertyValues() }
         object.cachedRecordRead = nil
-        guard let record = try cached ?? sourceFaultRecord(for: id) else {
-            object.flags.insert(.unfulfillable)
-            metUnfulfillableFault = true
-            throw PersistenceError(
-                .objectNotFound, message: "the record of \(id.entity.name) \(id) no longer exists (deleted by another context?)",
-                objectID: id)
+        if row.hasBuffer {
+            // Its version is already in `snapshotVersion` (see `setFetchedRow`).
+            object.values = row
+        } else {
+            guard let record = try sourceFaultRecord(for: id) else {
+                object.flags.insert(.unfulfillable)
+                metUnfulfillableFault = true
+                throw PersistenceError(
+                    .objectNotFound, message: "the record of \(id.entity.name) \(id) no longer exists (deleted by another context?)",
+                    objectID: id)
+            }
+            object.values = try objectValues(from: record, of: object)
+            object.snapshotVersion = record.version
         }
-        object.values = try objectValues(from: record, of: object)
         object.snapshot = object.values
-        object.snapshotVersion = record.version
         object.flags.remove([.fault, .unfulfillable])
         object.changeRecordingDepth += 1
         object.awakeFromFetch()
         object.changeRecordingDepth -= 1
+    }
+
+    /// Gives the fault `object` the row `record`, read at `read`, decoded into its entity's
+    /// layout (to-one relationships as registered objects or new faults, to-many ones the
+    /// record leaves out as relationship faults), for firing to adopt. A row that does not
+    /// decode leaves the fault without one: firing then reads the store and reports the error.
+    func setFetchedRow(_ record: StoreRecord, read: RowRead, of object: ManagedObject) {
+        guard let row = try? objectValues(from: record, of: object) else {
+            object.fetchedRow = PropertyValues()
+            object.cachedRecordRead = nil
+            return
+        }
+        object.fetchedRow = row
+        object.snapshotVersion = record.version
+        object.cachedRecordRead = read
     }
 
     /// Whether a row of `id` read at `read` may still be used: no save through the

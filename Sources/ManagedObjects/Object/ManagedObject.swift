@@ -83,10 +83,12 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// The state few objects ever need (changes in progress, a fetch batch), allocated on
     /// first use.
     @exclusivity(unchecked) final var rareState: ManagedObjectRareState?
-    /// The record a fetch read for this fault, which firing it uses instead of reading the
-    /// store again; released when the fault fires.
-    @exclusivity(unchecked) package final var cachedRecord: StoreRecord?
-    /// When `cachedRecord` was read: firing checks it against the saves of the coordinator's
+    /// The row a fetch (or a batch, a prefetch) read for this fault, already decoded into the
+    /// entity's typed layout, with its version in `snapshotVersion`: firing adopts the buffer
+    /// as its values and snapshot instead of reading the store again. Empty when the fault has
+    /// no row, and once it fired.
+    @exclusivity(unchecked) package final var fetchedRow = PropertyValues()
+    /// When `fetchedRow` was read: firing checks it against the saves of the coordinator's
     /// other contexts and the context's ``ManagedObjectContext/stalenessInterval``.
     @exclusivity(unchecked) final var cachedRecordRead: RowRead?
     /// The object's position among the inserted objects of the save in progress, where the

@@ -57,6 +57,10 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
         }
     }
 
+    /// Whether the storage has a buffer: false only for a fault's empty storage (an entity
+    /// without properties still has one).
+    package var hasBuffer: Bool { buffer != nil }
+
     /// The identity of the buffer; nil for empty storage. Equal before and after a write
     /// exactly when the write needed no copy.
     package var bufferIdentity: ObjectIdentifier? { buffer.map(ObjectIdentifier.init) }
