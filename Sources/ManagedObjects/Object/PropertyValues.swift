@@ -120,6 +120,17 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
         return true
     }
 
+    /// Calls `body` with the layout's slots and the address of the buffer's bytes (copied
+    /// first when shared), to write many slots in one pass: each slot holds an initialized
+    /// `Optional` of its kind's Swift type, written by assignment. `body` must not reach these
+    /// values through another path.
+    @inline(__always)
+    package mutating func withUniqueSlots<R>(
+        _ body: (ContiguousArray<PropertyLayout.Slot>, UnsafeMutableRawPointer) throws -> R
+    ) rethrows -> R {
+        try makeUnique().withUnsafeMutablePointers { header, words in try body(header.pointee.slots, UnsafeMutableRawPointer(words)) }
+    }
+
     // MARK: - Copy on write
 
     private mutating func makeUnique() -> PropertyValueBuffer {
