@@ -246,8 +246,8 @@ extension ManagedObjectContext {
                 }
                 // A fault is matched on its fetched row without firing; SELF is still the
                 // object, and keys the row does not hold are asked of the object itself.
-                if object.isFault, let record = object.cachedRecord {
-                    return try predicate.evaluate(standIn: FetchedRowStandIn(object: object, values: try objectValues(from: record, of: object)))
+                if object.isFault, object.fetchedRow.hasBuffer {
+                    return try predicate.evaluate(standIn: FetchedRowStandIn(object: object, values: object.fetchedRow))
                 }
                 return try predicate.evaluate(with: object)
             }
@@ -278,13 +278,13 @@ extension ManagedObjectContext {
                 let members = Array(faults[start..<min(start + request.fetchBatchSize, faults.count)])
                 let batch = FaultBatch(objectIDs: members.map(\.objectID))
                 for object in members {
-                    object.cachedRecord = nil
+                    object.fetchedRow = PropertyValues()
                     object.faultBatch = batch
                 }
                 start += request.fetchBatchSize
             }
         } else if !request.returnsObjectsAsFaults {
-            for object in objects where object.isFault && object.cachedRecord != nil { try? object.fireFault() }
+            for object in objects where object.isFault && object.fetchedRow.hasBuffer { try? object.fireFault() }
         }
         for path in request.relationshipKeyPathsForPrefetching { try prefetch(path, of: objects) }
         return objects
@@ -315,8 +315,8 @@ extension ManagedObjectContext {
     /// holds its fetched row, the row's values by key (so that sorting in memory fires no
     /// fault), with the object under a key no property can have.
     private func sortingView(of object: ManagedObject) throws -> Any {
-        guard object.isFault, let record = object.cachedRecord else { return object }
-        let values = try objectValues(from: record, of: object)
+        guard object.isFault, object.fetchedRow.hasBuffer else { return object }
+        let values = object.fetchedRow
         var view: [String: Any?] = [Self.viewObjectKey: object]
         for property in object.entity.properties where property.index < values.count {
             view[property.name] = values[property.index]
@@ -324,20 +324,17 @@ extension ManagedObjectContext {
         return view
     }
 
-    /// The registered object for a fetched record, or a new one: a fault that keeps the record
-    /// to fire from, or (with `loaded`) an object with its values and `awakeFromFetch` done.
+    /// The registered object for a fetched record, or a new one: a fault that keeps the
+    /// record's values to fire from, or (with `loaded`) an object with its values and
+    /// `awakeFromFetch` done.
     private func registeredObject(for record: StoreRecord, read: RowRead, loaded: Bool) -> ManagedObject {
         if let object = registered[record.objectID] {
             // A fault takes the fresher row; a loaded object keeps its values (and any changes).
-            if object.isFault {
-                object.cachedRecord = record
-                object.cachedRecordRead = read
-            }
+            if object.isFault { setFetchedRow(record, read: read, of: object) }
             return object
         }
         let object = makeFault(for: record.objectID)
-        object.cachedRecord = record
-        object.cachedRecordRead = read
+        setFetchedRow(record, read: read, of: object)
         if loaded { try? object.fireFault() }
         return object
     }
@@ -349,7 +346,7 @@ extension ManagedObjectContext {
     private func prefetch(_ keyPath: String, of objects: [ManagedObject]) throws {
         var level = objects
         for key in keyPath.split(separator: ".").map(String.init) {
-            try loadRecords(of: level.filter { $0.isFault && $0.cachedRecord == nil && $0.faultBatch == nil })
+            try loadRecords(of: level.filter { $0.isFault && !$0.fetchedRow.hasBuffer && $0.faultBatch == nil })
             var toManyOf: (relationship: RelationshipDescription, owners: [ManagedObject])?
             var sameToMany = true
             for object in level {
@@ -389,17 +386,16 @@ extension ManagedObjectContext {
                     : (object.values[relationship.index] as? ManagedObject).map { [$0] } ?? []
                 for target in related {
                     next.append(target)
-                    if target.isFault && target.cachedRecord == nil { faults.append(target) }
+                    if target.isFault && !target.fetchedRow.hasBuffer { faults.append(target) }
                 }
             }
             // The related objects are registered now: their faults take the rows read.
             for record in prefetched {
-                if let target = registered[record.objectID], target.isFault, target.cachedRecord == nil {
-                    target.cachedRecord = record
-                    target.cachedRecordRead = read
+                if let target = registered[record.objectID], target.isFault, !target.fetchedRow.hasBuffer {
+                    setFetchedRow(record, read: read, of: target)
                 }
             }
-            try loadRecords(of: faults.filter { $0.cachedRecord == nil })
+            try loadRecords(of: faults.filter { !$0.fetchedRow.hasBuffer })
             for target in faults { try? target.fireFault() }
             level = next
         }
@@ -412,7 +408,7 @@ extension ManagedObjectContext {
         let value = owner.values[index]
         if value is RelationshipFault { return true }
         let objects = (value as? Set<ManagedObject>).map(Array.init) ?? (value as? [ManagedObject]) ?? []
-        return objects.contains { $0.isFault && $0.cachedRecord == nil }
+        return objects.contains { $0.isFault && !$0.fetchedRow.hasBuffer }
     }
 
     /// Reads the IDs of the unread to-many relationships named `key` of `objects` (objects
@@ -441,12 +437,12 @@ extension ManagedObjectContext {
     /// (a record of the batch that the store refuses to read, a read error), each fault reads
     /// its own record when it fires, so that only the faults whose records fail report it.
     func loadBatch(_ batch: FaultBatch) {
-        let faults = batch.objectIDs.compactMap { registered[$0] }.filter { $0.isFault && $0.cachedRecord == nil }
+        let faults = batch.objectIDs.compactMap { registered[$0] }.filter { $0.isFault && !$0.fetchedRow.hasBuffer }
         for fault in faults { fault.faultBatch = nil }
         do {
             try loadRecords(of: faults)
         } catch {
-            for fault in faults { fault.cachedRecord = nil }
+            for fault in faults { fault.fetchedRow = PropertyValues() }
         }
     }
 
@@ -456,8 +452,8 @@ extension ManagedObjectContext {
         if let parentStore = chain.parentStore {
             let read = persistentStoreCoordinator.savedRecords.read()
             for object in faults {
-                object.cachedRecord = try parentStore.record(for: object.objectID)
-                object.cachedRecordRead = read
+                // No record: the fault has no row, and firing finds the record gone.
+                if let record = try parentStore.record(for: object.objectID) { setFetchedRow(record, read: read, of: object) }
             }
             return
         }
@@ -468,8 +464,7 @@ extension ManagedObjectContext {
             let read = persistentStoreCoordinator.savedRecords.read()
             let records = try store.faultRecords(for: objects.map(\.objectID))
             for object in objects {
-                object.cachedRecord = records[object.objectID]
-                object.cachedRecordRead = read
+                if let record = records[object.objectID] { setFetchedRow(record, read: read, of: object) }
             }
         }
     }

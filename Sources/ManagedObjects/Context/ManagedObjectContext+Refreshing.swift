@@ -17,7 +17,7 @@ extension ManagedObjectContext {
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.managedObjectContext === self, !object.isInserted else { return }
         if object.isFault && !object.hasChanges {
-            object.cachedRecord = nil
+            object.fetchedRow = PropertyValues()
             return
         }
         if mergeChanges, object.hasChanges {
@@ -53,7 +53,7 @@ extension ManagedObjectContext {
         }
         object.flags = [.fault, .awokeFromInsert]
         object.values = PropertyValues()
-        object.cachedRecord = nil
+        object.fetchedRow = PropertyValues()
         object.faultBatch = nil
         object.snapshot = nil
         object.pendingChanges = []
@@ -133,7 +133,7 @@ extension ManagedObjectContext {
             // entity's initial ones, which also lets objects that held each other be freed.
             object.values = object.entity.initialValues
             object.snapshot = nil
-            object.cachedRecord = nil
+            object.fetchedRow = PropertyValues()
             object.faultBatch = nil
             object.pendingChanges = []
             object.flags = [.fault, .awokeFromInsert]
@@ -170,7 +170,7 @@ extension ManagedObjectContext {
             guard let object = registered[id] else { continue }
             if object.isFault {
                 // Its fetched row is stale: the next read loads the saved record.
-                object.cachedRecord = nil
+                object.fetchedRow = PropertyValues()
                 continue
             }
             if let record = try? sourceRecord(for: id),

@@ -517,7 +517,7 @@ extension ManagedObjectContext {
             object.snapshot = fresh
             object.snapshotVersion = record.version
             object.flags.remove([.fault, .unfulfillable])
-            object.cachedRecord = nil
+            object.fetchedRow = PropertyValues()
             return
         }
         let changed: Set<Int> = keepingChanges

@@ -269,27 +269,50 @@ public final class ManagedObjectContext {
 
     // MARK: - Faults
 
-    /// Loads a fault's values from its store; runs `awakeFromFetch` with change recording off.
+    /// Loads a fault's values: the row it holds, when still fresh, else its store's record;
+    /// runs `awakeFromFetch` with change recording off.
     func fulfillFault(of object: ManagedObject) throws {
         let id = object.objectID
         if let batch = object.faultBatch { loadBatch(batch) }
-        var cached = object.cachedRecord.take()  // moved out, not copied
-        if cached != nil, let read = object.cachedRecordRead, !isFresh(read, of: id) { cached = nil }
+        // Moved out, not copied: the object's values and snapshot then share the row's buffer.
+        var row = object.fetchedRow
+        object.fetchedRow = PropertyValues()
+        if row.hasBuffer, let read = object.cachedRecordRead, !isFresh(read, of: id) { row = PropertyValues() }
         object.cachedRecordRead = nil
-        guard let record = try cached ?? sourceFaultRecord(for: id) else {
-            object.flags.insert(.unfulfillable)
-            metUnfulfillableFault = true
-            throw PersistenceError(
-                .objectNotFound, message: "the record of \(id.entity.name) \(id) no longer exists (deleted by another context?)",
-                objectID: id)
+        if row.hasBuffer {
+            // Its version is already in `snapshotVersion` (see `setFetchedRow`).
+            object.values = row
+        } else {
+            guard let record = try sourceFaultRecord(for: id) else {
+                object.flags.insert(.unfulfillable)
+                metUnfulfillableFault = true
+                throw PersistenceError(
+                    .objectNotFound, message: "the record of \(id.entity.name) \(id) no longer exists (deleted by another context?)",
+                    objectID: id)
+            }
+            object.values = try objectValues(from: record, of: object)
+            object.snapshotVersion = record.version
         }
-        object.values = try objectValues(from: record, of: object)
         object.snapshot = object.values
-        object.snapshotVersion = record.version
         object.flags.remove([.fault, .unfulfillable])
         object.changeRecordingDepth += 1
         object.awakeFromFetch()
         object.changeRecordingDepth -= 1
+    }
+
+    /// Gives the fault `object` the row `record`, read at `read`, decoded into its entity's
+    /// layout (to-one relationships as registered objects or new faults, to-many ones the
+    /// record leaves out as relationship faults), for firing to adopt. A row that does not
+    /// decode leaves the fault without one: firing then reads the store and reports the error.
+    func setFetchedRow(_ record: StoreRecord, read: RowRead, of object: ManagedObject) {
+        guard let row = try? objectValues(from: record, of: object) else {
+            object.fetchedRow = PropertyValues()
+            object.cachedRecordRead = nil
+            return
+        }
+        object.fetchedRow = row
+        object.snapshotVersion = record.version
+        object.cachedRecordRead = read
     }
 
     /// Whether a row of `id` read at `read` may still be used: no save through the
@@ -310,16 +333,52 @@ public final class ManagedObjectContext {
     func objectValues(from record: StoreRecord, of object: ManagedObject?) throws -> PropertyValues {
         let entity = record.objectID.entity
         // A fresh buffer (not a copy of the initial values, whose to-many sets would be copied
-        // to be replaced): transient properties and those the record lacks take their initial
-        // values, the others are written in place, each in its slot's own type.
+        // to be replaced), every slot nil: transient properties and those the record lacks
+        // take their initial values, the others are written in place, each in its slot's own type.
         var values = PropertyValues(layout: entity.layout)
+        let properties = entity.properties
         let isToMany = entity.isToManyByIndex
+        let stored = record.values
+        let count = min(stored.count, properties.count)
+        // First one pass over the buffer for the common case, a stored value of the slot's own
+        // type (or nil); the indexes it leaves (conversions, value transformers, to-many
+        // relationships, transient properties) are marked in `rest` and stored one by one.
+        var rest: UInt64 = 0
+        let marksRest = properties.count <= UInt64.bitWidth
+        if marksRest {
+            values.withUniqueSlots { slots, base in
+                for index in 0..<count {
+                    if properties[index].isTransient || isToMany[index] {
+                        rest |= 1 << UInt64(index)
+                        continue
+                    }
+                    let slot = base + slots[index].offset
+                    switch (stored[index], slots[index].kind) {
+                    case (.null, _): break
+                    case (.integer(let integer), .int64): slot.assumingMemoryBound(to: Int64?.self).pointee = integer
+                    case (.double(let double), .double): slot.assumingMemoryBound(to: Double?.self).pointee = double
+                    case (.string(let string), .string): slot.assumingMemoryBound(to: String?.self).pointee = string
+                    case (.boolean(let bool), .boolean): slot.assumingMemoryBound(to: Bool?.self).pointee = bool
+                    case (.date(let date), .date): slot.assumingMemoryBound(to: Date?.self).pointee = date
+                    case (.decimal(let decimal), .decimal): slot.assumingMemoryBound(to: Decimal?.self).pointee = decimal
+                    case (.data(let data), .data): slot.assumingMemoryBound(to: Data?.self).pointee = data
+                    case (.uuid(let uuid), .uuid): slot.assumingMemoryBound(to: UUID?.self).pointee = uuid
+                    case (.uri(let url), .url): slot.assumingMemoryBound(to: URL?.self).pointee = url
+                    case (.toOne(let id), .object):
+                        // Registers a fault for the related record when none is registered;
+                        // that touches no other buffer's slots than the new object's.
+                        slot.assumingMemoryBound(to: ManagedObject?.self).pointee = id.map { self.object(with: $0) }
+                    default: rest |= 1 << UInt64(index)
+                    }
+                }
+            }
+        }
         let slots = entity.layout.slots
-        for property in entity.properties {
-            let index = property.index
-            if property.isTransient || index >= record.values.count {
+        func storeRest(at index: Int) throws {
+            let property = properties[index]
+            if property.isTransient || index >= count {
                 values[index] = entity.initialValues[index]
-                continue
+                return
             }
             if isToMany[index] && record.omittedRelationships.contains(index) {
                 guard let object else {
@@ -330,9 +389,19 @@ public final class ManagedObjectContext {
                 }
                 let isOrdered = (property as? RelationshipDescription)?.isOrdered ?? false
                 values[index] = RelationshipFault(unreadFor: object, isOrdered: isOrdered)
-                continue
+                return
             }
-            try storeObjectValue(record.values[index], for: property, kind: slots[index].kind, into: &values, of: record.objectID)
+            try storeObjectValue(stored[index], for: property, kind: slots[index].kind, into: &values, of: record.objectID)
+        }
+        if marksRest {
+            while rest != 0 {
+                let index = rest.trailingZeroBitCount
+                rest &= rest - 1
+                try storeRest(at: index)
+            }
+            for index in count..<properties.count { try storeRest(at: index) }
+        } else {
+            for index in properties.indices { try storeRest(at: index) }
         }
         return values
     }

@@ -7,9 +7,56 @@ final class ManagedObjectRareState {
     var pendingChanges: [PendingManagedChange] = []
     /// The batch of a fetch with a batch size this fault belongs to; firing it loads the batch.
     var faultBatch: FaultBatch?
+    /// When the fault's fetched row was read, while the object also needs this state.
+    var rowRead: RowRead?
+}
+
+/// A managed object's side state in one word (the enum's cases share the references' spare
+/// bits): nothing, the read of a fault's fetched row (what most fetched faults hold), or the
+/// rare state, which then holds the read.
+enum ManagedObjectSideState {
+    case none
+    case read(RowRead)
+    case rare(ManagedObjectRareState)
 }
 
 extension ManagedObject {
+    /// The state few objects ever need (changes in progress, a fetch batch); made on first use.
+    final var rareState: ManagedObjectRareState? {
+        get {
+            if case .rare(let state) = sideState { return state }
+            return nil
+        }
+        set {
+            let read = cachedRecordRead
+            if let newValue {
+                newValue.rowRead = read
+                sideState = .rare(newValue)
+            } else {
+                sideState = read.map(ManagedObjectSideState.read) ?? .none
+            }
+        }
+    }
+
+    /// When the fault's `fetchedRow` was read: firing checks it against the saves of the
+    /// coordinator's other contexts and the context's ``ManagedObjectContext/stalenessInterval``.
+    final var cachedRecordRead: RowRead? {
+        get {
+            switch sideState {
+            case .none: return nil
+            case .read(let read): return read
+            case .rare(let state): return state.rowRead
+            }
+        }
+        set {
+            if case .rare(let state) = sideState {
+                state.rowRead = newValue
+            } else {
+                sideState = newValue.map(ManagedObjectSideState.read) ?? .none
+            }
+        }
+    }
+
     /// Changes announced with `willChange…` and not yet completed, innermost last.
     package final var pendingChanges: [PendingManagedChange] {
         get { rareState?.pendingChanges ?? [] }

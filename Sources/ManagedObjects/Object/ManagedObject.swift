@@ -34,9 +34,10 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// The entity that describes the object.
     ///
     /// Corresponds to `NSManagedObject.entity`.
-    public final let entity: EntityDescription
+    public final var entity: EntityDescription { objectID.entity }
     /// The object's ID: temporary from insertion until the first save, then permanent.
-    /// Reading it never fires a fault.
+    /// Reading it never fires a fault. Its entity is the object's (every ID an object takes
+    /// names the entity it was made with), so the object stores no entity of its own.
     ///
     /// Corresponds to `NSManagedObject.objectID`.
     @exclusivity(unchecked) public internal(set) final var objectID: ManagedObjectID
@@ -80,15 +81,15 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// One more than the index of the property ``validateAllModeledProperties()`` is
     /// validating, 0 for none (see ``validatingProperty``).
     @exclusivity(unchecked) final var validatingSlot: UInt16 = 0
-    /// The state few objects ever need (changes in progress, a fetch batch), allocated on
-    /// first use.
-    @exclusivity(unchecked) final var rareState: ManagedObjectRareState?
-    /// The record a fetch read for this fault, which firing it uses instead of reading the
-    /// store again; released when the fault fires.
-    @exclusivity(unchecked) package final var cachedRecord: StoreRecord?
-    /// When `cachedRecord` was read: firing checks it against the saves of the coordinator's
-    /// other contexts and the context's ``ManagedObjectContext/stalenessInterval``.
-    @exclusivity(unchecked) final var cachedRecordRead: RowRead?
+    /// When the fault's `fetchedRow` was read, or the state few objects ever need (changes
+    /// in progress, a fetch batch, and then the read too), in one word: see `rareState` and
+    /// `cachedRecordRead`.
+    @exclusivity(unchecked) final var sideState: ManagedObjectSideState = .none
+    /// The row a fetch (or a batch, a prefetch) read for this fault, already decoded into the
+    /// entity's typed layout, with its version in `snapshotVersion`: firing adopts the buffer
+    /// as its values and snapshot instead of reading the store again. Empty when the fault has
+    /// no row, and once it fired.
+    @exclusivity(unchecked) package final var fetchedRow = PropertyValues()
     /// The object's position among the inserted objects of the save in progress, where the
     /// save finds its permanent ID; -1 outside a save.
     @exclusivity(unchecked) final var saveSlot = -1
@@ -101,7 +102,6 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     ///
     /// Corresponds to `-[NSManagedObject initWithEntity:insertIntoManagedObjectContext:]`.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
-        self.entity = entity
         objectID = .temporary(for: entity)
         values = entity.initialValues
         super.init()
@@ -124,7 +124,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// Creates an object of the entity the model gives this class, in no context; used by the
     /// key-value coding machinery (`ModelObject/copy()`).
     public required init() {
-        entity = Self.entity()
+        let entity = Self.entity()
         objectID = .temporary(for: entity)
         values = entity.initialValues
         super.init()
@@ -135,7 +135,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// context; the class's own declared properties are decoded, modeled values start at their
     /// defaults.
     public required init(coder: Coder) throws {
-        entity = Self.entity()
+        let entity = Self.entity()
         objectID = .temporary(for: entity)
         values = entity.initialValues
         try super.init(coder: coder)

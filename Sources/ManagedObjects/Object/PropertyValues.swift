@@ -57,6 +57,10 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
         }
     }
 
+    /// Whether the storage has a buffer: false only for a fault's empty storage (an entity
+    /// without properties still has one).
+    package var hasBuffer: Bool { buffer != nil }
+
     /// The identity of the buffer; nil for empty storage. Equal before and after a write
     /// exactly when the write needed no copy.
     package var bufferIdentity: ObjectIdentifier? { buffer.map(ObjectIdentifier.init) }
@@ -114,6 +118,17 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
         case .mismatch: return false
         }
         return true
+    }
+
+    /// Calls `body` with the layout's slots and the address of the buffer's bytes (copied
+    /// first when shared), to write many slots in one pass: each slot holds an initialized
+    /// `Optional` of its kind's Swift type, written by assignment. `body` must not reach these
+    /// values through another path.
+    @inline(__always)
+    package mutating func withUniqueSlots<R>(
+        _ body: (ContiguousArray<PropertyLayout.Slot>, UnsafeMutableRawPointer) throws -> R
+    ) rethrows -> R {
+        try makeUnique().withUnsafeMutablePointers { header, words in try body(header.pointee.slots, UnsafeMutableRawPointer(words)) }
     }
 
     // MARK: - Copy on write
