@@ -192,7 +192,8 @@ extension ManagedObject {
             try? fireFaultIfNeeded()
             if values.count <= index { values = entity.initialValues }
             if observationState == nil {
-                let old = values[index]
+                // The old value is boxed only for the undo manager, the one user of the reversal.
+                let old: Any? = changeRecordingDepth == 0 && context?.undoManager != nil ? values[index] : nil
                 _ = values.setValue(newValue, at: index)
                 completeChange(of: property, reversal: .value(old))
                 return
