@@ -97,20 +97,21 @@ extension ManagedObject {
     /// Keeps the inverses of a changed relationship, then records the change.
     final func completeRelationshipChange(
         _ relationship: RelationshipDescription, added: [ManagedObject], removed: [ManagedObject],
-        reversal: ManagedChangeReversal
+        reversal: @autoclosure () -> ManagedChangeReversal
     ) {
         if inverseMaintenanceDepth == 0, let inverse = relationship.inverseRelationship {
             for target in removed { Self.unlink(target, through: inverse, from: self) }
             for target in added { Self.link(target, through: inverse, to: self) }
         }
-        completeChange(of: relationship, reversal: reversal)
+        completeChange(of: relationship, reversal: reversal())
     }
 
-    /// Records a completed change in the context, which registers its reversal for undo.
+    /// Records a completed change in the context, which registers its reversal for undo. The
+    /// reversal is made only when there is an undo manager, its one user.
     @inline(__always)
     final func completeChange(of property: PropertyDescription, reversal: @autoclosure () -> ManagedChangeReversal) {
         guard changeRecordingDepth == 0, let context else { return }
-        context.recordChange(of: self, property: property, reversal: reversal())
+        context.recordChange(of: self, property: property, reversal: context.undoManager == nil ? .value(nil) : reversal())
     }
 
     /// The objects a completed relationship change added and removed.
