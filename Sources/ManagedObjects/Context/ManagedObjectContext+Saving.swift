@@ -33,14 +33,15 @@ extension ManagedObjectContext {
         try throwRelationshipReadFailure()
         guard hasChanges else { return }
         notificationCenter.post(name: Self.willSaveNotification, object: self)
-        var notified = Set<ObjectIdentifier>()
+        var notified = Set<ObjectIdentifier>(minimumCapacity: inserted.count + updated.count + deleted.count)
         for _ in 0..<100 {
-            let pending = (inserted.union(updated).union(deleted)).filter { !notified.contains(ObjectIdentifier($0)) }
-            if pending.isEmpty { break }
-            for object in pending {
-                notified.insert(ObjectIdentifier(object))
-                object.willSave()
+            // Collected before any `willSave()` runs: changes made there are seen next round.
+            var pending: [ManagedObject] = []
+            for objects in [inserted, updated, deleted] {
+                for object in objects where !notified.contains(ObjectIdentifier(object)) { pending.append(object) }
             }
+            if pending.isEmpty { break }
+            for object in pending where notified.insert(ObjectIdentifier(object)).inserted { object.willSave() }
             processPendingChanges()
         }
         try validateChanges()
@@ -175,17 +176,19 @@ extension ManagedObjectContext {
         var changes = SaveChanges()
         changes.inserted.reserveCapacity(insertedObjects.count)
         outcome.permanentIDs.reserveCapacity(insertedObjects.count)
+        var overrides = PrimitiveAccessorOverrides()
         for object in insertedObjects {
             try checkSavable(object)
             let objectID = id(of: object)
-            changes.inserted.append(StoreRecord(objectID: objectID, version: 1, values: try storeValues(of: object, ids: id).values))
+            let values = try storeValues(of: object, ids: id, overrides: overrides.of(object)).values
+            changes.inserted.append(StoreRecord(objectID: objectID, version: 1, values: values))
             outcome.permanentIDs.append(objectID)
         }
         outcome.savedInserted = insertedObjects
         var updatedByID: [ManagedObjectID: ManagedObject] = [:]
         for object in updated where !object.objectID.isTemporaryID {
             try checkSavable(object)
-            let (values, omitted) = try storeValues(of: object, ids: id, omittingUnread: true)
+            let (values, omitted) = try storeValues(of: object, ids: id, omittingUnread: true, overrides: overrides.of(object))
             let record = StoreRecord(
                 objectID: object.objectID, version: try Self.version(after: object.snapshotVersion, of: object.objectID), values: values,
                 omittedRelationships: omitted)
@@ -383,15 +386,16 @@ extension ManagedObjectContext {
     /// The object's persistent values as the store keeps them. With `omittingUnread`, to-many
     /// relationships whose IDs were never read are left out (``StoreValue/null``, their indexes
     /// in `omitted`): unchanged, so the store keeps what it has; without, their IDs are read.
+    /// `overrides` is the object's `attributesWithCustomPrimitiveAccessors()`, looked up when nil.
     func storeValues(
-        of object: ManagedObject, ids: (ManagedObject) -> ManagedObjectID, omittingUnread: Bool = false
+        of object: ManagedObject, ids: (ManagedObject) -> ManagedObjectID, omittingUnread: Bool = false, overrides: [Bool]? = nil
     ) throws -> (values: [StoreValue], omitted: Set<Int>) {
         let properties = object.entity.properties
         let isToMany = object.entity.isToManyByIndex
         var values: [StoreValue] = []
         var omitted: Set<Int> = []
         values.reserveCapacity(properties.count)
-        let overrides = object.attributesWithCustomPrimitiveAccessors()
+        let overrides = overrides ?? object.attributesWithCustomPrimitiveAccessors()
         let stored = object.values
         for property in properties {
             // Properties are in index order: each value lands at its property's index.
@@ -404,6 +408,12 @@ extension ManagedObjectContext {
                 if stored.kind(at: property.index) == .object, let relationship = property as? RelationshipDescription {
                     let related = stored.load(ManagedObject.self, at: property.index)
                     values.append(try related.map { .toOne(try savedID(of: $0, in: relationship, of: object, ids: ids)) } ?? .null)
+                    continue
+                }
+                if isToMany[property.index], let relationship = property as? RelationshipDescription,
+                   let related = try savedIDs(inLoaded: stored[property.index], of: relationship, of: object, ids: ids)
+                {
+                    values.append(.toMany(related))
                     continue
                 }
             }
@@ -445,11 +455,10 @@ extension ManagedObjectContext {
                 try self.savedID(of: related, in: relationship, of: object, ids: ids)
             }
             if relationship.isToMany {
+                if let related = try savedIDs(inLoaded: value, of: relationship, of: object, ids: ids) { return .toMany(related) }
                 // An untouched relationship fault is written back as the store gave it.
                 if let fault = value as? RelationshipFault { return .toMany(try object.relationshipFaultIDs(fault, at: relationship.index)) }
-                var related = try ManagedObject.objects(inCollection: value).map(savedID)
-                if !relationship.isOrdered { related.sort { ($0.primaryKey ?? 0, $0.entity.name) < ($1.primaryKey ?? 0, $1.entity.name) } }
-                return .toMany(related)
+                return .toMany([])
             }
             guard let related = asModelObject(value) as? ManagedObject else { return .null }
             return .toOne(try savedID(related))
@@ -483,6 +492,39 @@ extension ManagedObjectContext {
         default:
             return .null
         }
+    }
+
+    /// The IDs a to-many `relationship` of `object` saves for `value`, its loaded objects (a set,
+    /// or an array for an ordered relationship), in the relationship's order or by primary key;
+    /// nil when `value` holds no loaded objects (a relationship fault).
+    ///
+    /// - Throws: ``PersistenceError/Code/objectNotFound`` for a dangling reference.
+    private func savedIDs(
+        inLoaded value: Any?, of relationship: RelationshipDescription, of object: ManagedObject,
+        ids: (ManagedObject) -> ManagedObjectID
+    ) throws -> [ManagedObjectID]? {
+        // The stored collection's own type first: a failed cast costs more than a matching one.
+        let objects: [ManagedObject]
+        if relationship.isOrdered, let array = value as? [ManagedObject] {
+            objects = array
+        } else if let set = value as? Set<ManagedObject> {
+            objects = Array(set)
+        } else if let array = value as? [ManagedObject] {
+            objects = array
+        } else {
+            return nil
+        }
+        if objects.isEmpty { return [] }
+        var related = try objects.map { try savedID(of: $0, in: relationship, of: object, ids: ids) }
+        if !relationship.isOrdered {
+            // By key, then entity name for equal keys of several entities: the names are read
+            // only then.
+            related.sort { lhs, rhs in
+                let left = lhs.primaryKey ?? 0, right = rhs.primaryKey ?? 0
+                return left != right ? left < right : lhs.entity.name < rhs.entity.name
+            }
+        }
+        return related
     }
 
     /// The ID `relationship` of `object` saves for `related`.
@@ -557,6 +599,7 @@ extension ManagedObjectContext {
         // one: the registry keeps its size.
         let renamesChildren = !chain.children.isEmpty && chain.parentStore == nil
         var renames: [(old: ManagedObjectID, new: ManagedObjectID)] = []
+        var overrides = PrimitiveAccessorOverrides()
         for (object, id) in zip(outcome.savedInserted, outcome.permanentIDs) {
             if renamesChildren { renames.append((object.objectID, id)) }
             registered[object.objectID] = nil
@@ -564,12 +607,12 @@ extension ManagedObjectContext {
             object.saveSlot = -1
             registered[id] = object
             object.flags.remove([.inserted, .updated])
-            object.snapshot = object.currentSnapshot()
+            object.snapshot = object.currentSnapshot(overrides: overrides.of(object))
             object.snapshotVersion = 1
         }
         for object in outcome.savedUpdated {
             object.flags.remove([.inserted, .updated])
-            object.snapshot = object.currentSnapshot()
+            object.snapshot = object.currentSnapshot(overrides: overrides.of(object))
             // Every record saved has its version there (see `version(after:of:)`).
             object.snapshotVersion = outcome.versions[ObjectIdentifier(object)] ?? object.snapshotVersion
         }
@@ -585,12 +628,35 @@ extension ManagedObjectContext {
         updated = []
         deleted = []
         unannouncedUpdated.subtract(outcome.savedUpdated)
-        for object in outcome.savedInserted + outcome.savedUpdated + outcome.savedDeleted { object.didSave() }
+        // In that order, without joining the arrays (a copy, and a retain and release per object).
+        for object in outcome.savedInserted { object.didSave() }
+        for object in outcome.savedUpdated { object.didSave() }
+        for object in outcome.savedDeleted { object.didSave() }
         let userInfo: [AnyHashable: Any] = [
             Self.insertedObjectsKey: savedInsertedSet, Self.updatedObjectsKey: Set(outcome.savedUpdated),
             Self.deletedObjectsKey: Set(outcome.savedDeleted), Self.insertedObjectIDsKey: insertedIDs,
             Self.updatedObjectIDsKey: updatedIDs, Self.deletedObjectIDsKey: deletedIDs,
         ]
         notificationCenter.post(name: Self.didSaveNotification, object: self, userInfo: userInfo)
+    }
+}
+
+/// `ManagedObject.attributesWithCustomPrimitiveAccessors()` for a loop over many objects, most
+/// of them of one class and entity in a row: the last answer is kept, so the shared cache is
+/// asked once per run of objects instead of once per object.
+struct PrimitiveAccessorOverrides {
+    private var objectClass: ObjectIdentifier?
+    private var entity: ObjectIdentifier?
+    private var answer: [Bool] = []
+
+    /// The answer for `object`, which must not be a fault when its class and entity are new.
+    mutating func of(_ object: ManagedObject) -> [Bool] {
+        let objectClass = ObjectIdentifier(type(of: object)), entity = ObjectIdentifier(object.entity)
+        if objectClass != self.objectClass || entity != self.entity {
+            answer = object.attributesWithCustomPrimitiveAccessors()
+            self.objectClass = objectClass
+            self.entity = entity
+        }
+        return answer
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ModelObjects
 
 /// How one property's value is held in a ``PropertyValues`` buffer: the attribute's own Swift
 /// type, an object reference for a to-one relationship, or an `Any?` for what has no fixed type
@@ -76,6 +77,9 @@ package final class PropertyLayout: Sendable {
     package let nontrivialIndexes: [Int]
     /// The bytes a buffer needs, rounded up to whole words.
     package let wordCount: Int
+    /// The model's constraints on each property, by property index, in a form checked on the
+    /// typed slot (see ``ValidationCheck``).
+    package let validationChecks: ContiguousArray<ValidationCheck>
 
     /// The number of properties.
     package var count: Int { slots.count }
@@ -97,5 +101,73 @@ package final class PropertyLayout: Sendable {
         self.slots = slots
         nontrivialIndexes = nontrivial
         wordCount = max(1, (offset + 7) / 8)
+        validationChecks = ContiguousArray(zip(properties, slots).map { ValidationCheck($0, kind: $1.kind) })
+    }
+}
+
+/// The model's constraints on one property, compiled once per entity into a check of its typed
+/// slot: validation passes a value that meets it without boxing it or looking anything up.
+/// A check only ever says "passes"; a value it does not pass (a missing mandatory value, a
+/// number out of bounds), and every constraint it does not cover, go through the general
+/// check, which reports the failure with Core Data's code.
+package enum ValidationCheck: Sendable {
+    /// Every value passes: an optional attribute without bounds, lengths or pattern, an optional
+    /// to-one, a to-many relationship without counts, a transient property.
+    case none
+    /// A value passes: a mandatory attribute without bounds, lengths or pattern (of a typed
+    /// slot), a mandatory to-one.
+    case required
+    /// An integer attribute with bounds (and neither lengths nor pattern): a value within them
+    /// passes, and nil when the attribute is optional.
+    case integer(minimum: Int64?, maximum: Int64?, isOptional: Bool)
+    /// A `Double` attribute with bounds: as ``integer(minimum:maximum:isOptional:)``.
+    case double(minimum: Double?, maximum: Double?, isOptional: Bool)
+    /// The general check decides (lengths, patterns, counts, other types with bounds, `Any?` slots).
+    case general
+
+    /// The check of `property`, whose slot is of `kind`.
+    init(_ property: PropertyDescription, kind: PropertySlotKind) {
+        if property.isTransient {
+            self = .none
+        } else if let relationship = property as? RelationshipDescription {
+            if relationship.isToMany {
+                self = relationship.constrainsCount ? .general : .none
+            } else {
+                self = relationship.isOptional ? .none : .required
+            }
+        } else if let attribute = property as? AttributeDescription {
+            self = Self.check(of: attribute, kind: kind)
+        } else {
+            self = .general
+        }
+    }
+
+    private static func check(of attribute: AttributeDescription, kind: PropertySlotKind) -> ValidationCheck {
+        if !attribute.hasValueConstraints {
+            if attribute.isOptional { return .none }
+            return kind == .any ? .general : .required
+        }
+        guard attribute.minimumLength == nil, attribute.maximumLength == nil, attribute.regularExpression == nil else {
+            return .general
+        }
+        switch kind {
+        case .int16, .int32, .int64:
+            // Bounds are of the attribute's own type, which widens to `Int64` without loss.
+            func widened(_ bound: (any Sendable)?) -> Int64?? {
+                guard let bound else { return .some(nil) }
+                return convertKeyValue(bound, to: Int64.self).map { .some($0) }
+            }
+            guard let minimum = widened(attribute.minimumValue), let maximum = widened(attribute.maximumValue) else { return .general }
+            return .integer(minimum: minimum, maximum: maximum, isOptional: attribute.isOptional)
+        case .double:
+            func bound(_ value: (any Sendable)?) -> Double?? {
+                guard let value else { return .some(nil) }
+                return (value as? Double).map { .some($0) }
+            }
+            guard let minimum = bound(attribute.minimumValue), let maximum = bound(attribute.maximumValue) else { return .general }
+            return .double(minimum: minimum, maximum: maximum, isOptional: attribute.isOptional)
+        default:
+            return .general
+        }
     }
 }

@@ -192,7 +192,8 @@ extension ManagedObject {
             try? fireFaultIfNeeded()
             if values.count <= index { values = entity.initialValues }
             if observationState == nil {
-                let old = values[index]
+                // The old value is boxed only for the undo manager, the one user of the reversal.
+                let old: Any? = changeRecordingDepth == 0 && context?.undoManager != nil ? values[index] : nil
                 _ = values.setValue(newValue, at: index)
                 completeChange(of: property, reversal: .value(old))
                 return
@@ -215,6 +216,12 @@ extension ManagedObject {
             } catch {
                 preconditionFailure("@Managed var \(property.name) of \(entity.name): \(error)")
             }
+            try? fireFaultIfNeeded()
+            if values.count <= index { values = entity.initialValues }
+            if observationState == nil && values.kind(at: index) == .object {
+                setUnobservedToOne(object, of: relationship)
+                return
+            }
         } else {
             do {
                 let value: Any? = (newValue as? any FlattenableOptional).map { $0.flattenedValue } ?? newValue
@@ -234,6 +241,16 @@ extension ManagedObject {
         willChangeValue(forKey: property.name)
         values[index] = stored
         didChangeValue(forKey: property.name)
+    }
+
+    /// Sets a to-one relationship (whose slot holds an object) of an object nobody observes:
+    /// `setUnobservedValue(_:of:)` with the slot read and written typed, without boxes.
+    private final func setUnobservedToOne(_ object: ManagedObject, of relationship: RelationshipDescription) {
+        let index = relationship.index
+        let old = values.load(ManagedObject.self, at: index)
+        values.store(object, at: index)
+        if old === object { return }
+        completeRelationshipChange(relationship, added: [object], removed: old.map { [$0] } ?? [], reversal: .value(old))
     }
 
     /// Sets a modeled value of an object nobody observes: what `willChangeValue`, the store

@@ -97,20 +97,21 @@ extension ManagedObject {
     /// Keeps the inverses of a changed relationship, then records the change.
     final func completeRelationshipChange(
         _ relationship: RelationshipDescription, added: [ManagedObject], removed: [ManagedObject],
-        reversal: ManagedChangeReversal
+        reversal: @autoclosure () -> ManagedChangeReversal
     ) {
         if inverseMaintenanceDepth == 0, let inverse = relationship.inverseRelationship {
             for target in removed { Self.unlink(target, through: inverse, from: self) }
             for target in added { Self.link(target, through: inverse, to: self) }
         }
-        completeChange(of: relationship, reversal: reversal)
+        completeChange(of: relationship, reversal: reversal())
     }
 
-    /// Records a completed change in the context, which registers its reversal for undo.
+    /// Records a completed change in the context, which registers its reversal for undo. The
+    /// reversal is made only when there is an undo manager, its one user.
     @inline(__always)
     final func completeChange(of property: PropertyDescription, reversal: @autoclosure () -> ManagedChangeReversal) {
         guard changeRecordingDepth == 0, let context else { return }
-        context.recordChange(of: self, property: property, reversal: reversal())
+        context.recordChange(of: self, property: property, reversal: context.undoManager == nil ? .value(nil) : reversal())
     }
 
     /// The objects a completed relationship change added and removed.
@@ -180,6 +181,7 @@ extension ManagedObject {
     static func link(_ target: ManagedObject, through inverse: RelationshipDescription, to owner: ManagedObject) {
         guard target.loadsInverse(of: owner, through: inverse) else { return }
         if inverse.isToMany {
+            if target.insertUnobserved(owner, into: inverse) { return }
             if target.toManyContains(owner, at: inverse.index) { return }
             target.editToMany(inverse, adding: [owner], removing: [])
             return
@@ -190,6 +192,27 @@ extension ManagedObject {
             unlink(current, through: forward, from: target)
         }
         target.editToOne(inverse, to: owner)
+    }
+
+    /// Adds `object` to the unordered to-many `relationship` of an object nobody observes and
+    /// whose class has no collection accessors of its own, when its objects are loaded: what
+    /// `toManyContains` and `editToMany` do together, with one lookup in the set and one cast
+    /// out of its slot. False when it did nothing because another path must do it.
+    private final func insertUnobserved(_ object: ManagedObject, into relationship: RelationshipDescription) -> Bool {
+        let index = relationship.index
+        guard !relationship.isOrdered, observationState == nil, values.kind(at: index) == .any,
+              !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), for: relationship),
+              var set = values[index] as? Set<ManagedObject>
+        else { return false }
+        // The slot lets go of the set while it changes, so that it is not copied.
+        values[index] = nil
+        let inserted = set.insert(object).inserted
+        values[index] = set
+        guard inserted else { return true }
+        inverseMaintenanceDepth += 1
+        defer { inverseMaintenanceDepth -= 1 }
+        completeRelationshipChange(relationship, added: [object], removed: [], reversal: .toMany(added: [object], removed: []))
+        return true
     }
 
     /// Takes `owner` out of `target`'s `inverse` relationship, if it is there. A target whose
@@ -419,9 +442,10 @@ extension ManagedObject {
 
     /// The values to remember as committed: the storage, with attributes read through
     /// ``primitiveValue(forKey:)`` so that classes keeping one in their own property are seen.
-    final func currentSnapshot() -> PropertyValues {
+    /// `overrides` is ``attributesWithCustomPrimitiveAccessors()``, looked up when nil.
+    final func currentSnapshot(overrides: [Bool]? = nil) -> PropertyValues {
         var snapshot = values
-        let overrides = attributesWithCustomPrimitiveAccessors()
+        let overrides = overrides ?? attributesWithCustomPrimitiveAccessors()
         for attribute in entity.attributes where overrides[attribute.index] {
             snapshot[attribute.index] = attributeValue(attribute, overrides: overrides)
         }

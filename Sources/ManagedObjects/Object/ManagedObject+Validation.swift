@@ -103,20 +103,29 @@ extension ManagedObject {
 
     /// Runs `ModelObject/validateValue(_:forKey:)` on every modeled persistent property and
     /// the class's declared properties, collecting every failure.
+    ///
+    /// A property whose value passes its entity's compiled check (``ValidationCheck``) is not
+    /// boxed and sent through `validateValue(_:forKey:)` when that call could do nothing more:
+    /// the class does not override `validateValue(_:forKey:)`, has no validator for the key and
+    /// no primitive accessor of its own for it (see ``validationPlan()``). Every other property,
+    /// and every value the check does not pass, takes the call, which reports failures.
     final func validateAllModeledProperties() throws {
         var errors: [any Error] = []
         try? fireFaultIfNeeded()
         guard !isFault else { return }
-        let overrides = attributesWithCustomPrimitiveAccessors()
+        let plan = validationPlan()
+        let overrides = plan.customPrimitiveAccessors
         let isToMany = entity.isToManyByIndex
+        let checks = entity.layout.validationChecks
         defer { validatingProperty = nil }
         for property in entity.properties where !property.isTransient {
+            if !plan.callsValidateValue[property.index], passes(checks[property.index], at: property.index) { continue }
             var value = attributeValue(property, overrides: overrides)
             if isToMany[property.index], let fault = value as? RelationshipFault {
                 // Not read since it was loaded, so unchanged: the model's counts are checked on
                 // its IDs (read when not yet, if the model constrains them); it is loaded only
                 // for a class validator of the key.
-                guard type(of: self).validator(forKey: property.name) != nil else {
+                guard plan.hasValidator[property.index] else {
                     guard fault.ids != nil || (property as? RelationshipDescription)?.constrainsCount == true else { continue }
                     do {
                         let ids = try relationshipFaultIDs(fault, at: property.index)
@@ -139,7 +148,7 @@ extension ManagedObject {
             do { try validateValue(&value, forKey: property.name) } catch { errors.append(error) }
         }
         validatingProperty = nil
-        for key in declaredUnmodeledKeys() {
+        for key in plan.unmodeledKeys {
             do {
                 var value = try self.value(forKey: key)
                 try validateValue(&value, forKey: key)
@@ -150,13 +159,73 @@ extension ManagedObject {
         if let error = ValidationError.combining(errors) { throw error }
     }
 
-    private static let unmodeledKeys = ClassEntityCache<[String]>()
+    /// Whether the value in the slot at `index` passes `check` for sure; false when the
+    /// general check must decide (it may still pass there).
+    @inline(__always)
+    private func passes(_ check: ValidationCheck, at index: Int) -> Bool {
+        switch check {
+        case .none:
+            return true
+        case .required:
+            return slotHoldsValue(at: index)
+        case .integer(let minimum, let maximum, let isOptional):
+            let value: Int64?
+            switch values.kind(at: index) {
+            case .int16: value = values.load(Int16.self, at: index).map(Int64.init)
+            case .int32: value = values.load(Int32.self, at: index).map(Int64.init)
+            case .int64: value = values.load(Int64.self, at: index)
+            default: return false
+            }
+            guard let value else { return isOptional }
+            // As the general check orders them: a value below the minimum or above the maximum fails.
+            return !(minimum.map { value < $0 } ?? false) && !(maximum.map { value > $0 } ?? false)
+        case .double(let minimum, let maximum, let isOptional):
+            guard values.kind(at: index) == .double else { return false }
+            guard let value = values.load(Double.self, at: index) else { return isOptional }
+            return !(minimum.map { value < $0 } ?? false) && !(maximum.map { value > $0 } ?? false)
+        case .general:
+            return false
+        }
+    }
 
-    /// The keys of the properties the class declares itself (not through ``Managed``) that the
-    /// entity does not model; found once per class and entity.
-    private func declaredUnmodeledKeys() -> [String] {
-        Self.unmodeledKeys.value(for: type(of: self), entity: entity) {
-            propertyTable.descriptors.map(\.key).filter { entity.propertiesByName[$0] == nil }
+    /// Whether the typed slot at `index` holds a value; false for `Any?` slots and missing ones.
+    private func slotHoldsValue(at index: Int) -> Bool {
+        guard let kind = values.kind(at: index) else { return false }
+        switch kind {
+        case .int16: return values.load(Int16.self, at: index) != nil
+        case .int32: return values.load(Int32.self, at: index) != nil
+        case .int64: return values.load(Int64.self, at: index) != nil
+        case .double: return values.load(Double.self, at: index) != nil
+        case .float: return values.load(Float.self, at: index) != nil
+        case .boolean: return values.load(Bool.self, at: index) != nil
+        case .date: return values.load(Date.self, at: index) != nil
+        case .decimal: return values.load(Decimal.self, at: index) != nil
+        case .uuid: return values.load(UUID.self, at: index) != nil
+        case .string: return values.load(String.self, at: index) != nil
+        case .data: return values.load(Data.self, at: index) != nil
+        case .url: return values.load(URL.self, at: index) != nil
+        case .object: return values.load(ManagedObject.self, at: index) != nil
+        case .any: return false
+        }
+    }
+
+    private static let validationPlans = ClassEntityCache<ValidationPlan>()
+
+    /// What validating this object's properties involves beyond the model's constraints,
+    /// worked out once per class and entity (on this object, which must not be a fault: the
+    /// primitive accessors are probed on it).
+    final func validationPlan() -> ValidationPlan {
+        Self.validationPlans.value(for: type(of: self), entity: entity) {
+            let objectClass = type(of: self)
+            let overrides = attributesWithCustomPrimitiveAccessors()
+            let overridesValidateValue = ValidateValueOverrides.overridesValidateValue(objectClass)
+            let hasValidator = entity.properties.map { objectClass.validator(forKey: $0.name) != nil }
+            return ValidationPlan(
+                customPrimitiveAccessors: overrides, hasValidator: hasValidator,
+                callsValidateValue: entity.properties.map {
+                    overridesValidateValue || hasValidator[$0.index] || overrides[$0.index]
+                },
+                unmodeledKeys: propertyTable.descriptors.map(\.key).filter { entity.propertiesByName[$0] == nil })
         }
     }
 
@@ -180,6 +249,98 @@ extension ManagedObject {
             }
         }
         if let error = ValidationError.combining(errors) { throw error }
+    }
+}
+
+/// What validating an object of one class and entity involves beyond the model's constraints.
+struct ValidationPlan: Sendable {
+    /// By property index: whether the class keeps the attribute in its own primitive accessor
+    /// (see `ManagedObject.attributesWithCustomPrimitiveAccessors()`).
+    var customPrimitiveAccessors: [Bool]
+    /// By property index: whether the class has a validator for the key (`validate<Key>`).
+    var hasValidator: [Bool]
+    /// By property index: whether `validateValue(_:forKey:)` is called whatever the value (the
+    /// class overrides it, has a validator for the key, or a primitive accessor of its own),
+    /// not only for values the compiled check does not pass.
+    var callsValidateValue: [Bool]
+    /// The keys of the properties the class declares itself (not through `Managed`) that the
+    /// entity does not model: validated by key after the modeled ones.
+    var unmodeledKeys: [String]
+}
+
+/// Whether a class overrides `validateValue(_:forKey:)`, as Cocoa compares a class's method
+/// with `NSManagedObject`'s before it skips calling it. Swift has no call that answers this, so
+/// the answer is read from the method table in each class's metadata: a subclass's table
+/// starts with a copy of its superclass's, in which an override replaces the entry it
+/// overrides. Which entry is `validateValue(_:forKey:)`'s is found once, from two probe classes
+/// that differ only in overriding it. When the metadata does not look as expected, every class
+/// counts as overriding it, and validation takes the general path.
+enum ValidateValueOverrides {
+    private final class Inheriting: ManagedObject {}
+
+    private final class Overriding: ManagedObject {
+        override func validateValue(_ value: inout Any?, forKey key: String) throws {
+            try super.validateValue(&value, forKey: key)
+        }
+    }
+
+    /// The byte offset, from the metadata's address point, of the method-table entry of
+    /// `validateValue(_:forKey:)`; nil when it could not be found.
+    static let entryOffset: Int? = findEntryOffset()
+
+    /// Whether `type` (or a superclass below `ManagedObject`) overrides `validateValue(_:forKey:)`;
+    /// true when that cannot be told.
+    static func overridesValidateValue(_ type: ManagedObject.Type) -> Bool {
+        guard let entryOffset else { return true }
+        if type == ManagedObject.self { return false }
+        // SAFETY: a subclass's metadata holds every entry of its superclasses' method tables at
+        // the same offsets, so an offset inside `ManagedObject`'s metadata (checked when it was
+        // found) is inside every subclass's.
+        return entry(of: type, at: entryOffset) != entry(of: ManagedObject.self, at: entryOffset)
+    }
+
+    private static func metadata(_ type: AnyClass) -> UnsafeRawPointer {
+        unsafeBitCast(type, to: UnsafeRawPointer.self)
+    }
+
+    private static func entry(of type: AnyClass, at offset: Int) -> UInt {
+        metadata(type).load(fromByteOffset: offset, as: UInt.self)
+    }
+
+    /// The offset of the only word of `ManagedObject`'s metadata that `Overriding` changes and
+    /// `Inheriting` does not, after checking the header fields it reads (class metadata: kind,
+    /// superclass, flags and instance address point, instance size and alignment, then the
+    /// class's size and address point, each a 64- or 32-bit field).
+    private static func findEntryOffset() -> Int? {
+        guard MemoryLayout<UInt>.size == 8 else { return nil }
+        let base = metadata(ManagedObject.self), inheriting = metadata(Inheriting.self), overriding = metadata(Overriding.self)
+        // SAFETY: the reads below stay within the metadata of the three classes: the header
+        // words are read only after checking that the second one of each probe is its
+        // superclass (`ManagedObject`), and the rest within `ManagedObject`'s size (a subclass's
+        // metadata is at least as large, checked too).
+        guard inheriting.load(fromByteOffset: 8, as: UnsafeRawPointer?.self) == base,
+              overriding.load(fromByteOffset: 8, as: UnsafeRawPointer?.self) == base
+        else { return nil }
+        func extent(_ pointer: UnsafeRawPointer) -> Int? {
+            let size = Int(pointer.load(fromByteOffset: 32, as: UInt32.self))
+            let addressPoint = Int(pointer.load(fromByteOffset: 36, as: UInt32.self))
+            guard addressPoint >= 0, addressPoint < size, size < 1 << 20, addressPoint % 8 == 0 else { return nil }
+            return size - addressPoint
+        }
+        guard let baseExtent = extent(base), let inheritingExtent = extent(inheriting), let overridingExtent = extent(overriding),
+              inheritingExtent >= baseExtent, overridingExtent >= baseExtent
+        else { return nil }
+        var found: [Int] = []
+        // The header takes the first 56 bytes (seven words); the method tables follow.
+        for offset in stride(from: 56, to: baseExtent - 7, by: 8) {
+            let original = base.load(fromByteOffset: offset, as: UInt.self)
+            if inheriting.load(fromByteOffset: offset, as: UInt.self) == original,
+               overriding.load(fromByteOffset: offset, as: UInt.self) != original
+            {
+                found.append(offset)
+            }
+        }
+        return found.count == 1 ? found[0] : nil
     }
 }
 

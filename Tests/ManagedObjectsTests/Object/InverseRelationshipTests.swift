@@ -16,6 +16,56 @@ import Testing
         #expect(sales.employees.isEmpty)
     }
 
+    @Test func settingAToOneToTheObjectItHoldsChangesNothing() throws {
+        let stack = try ManagedTestStack()
+        let research = stack.department("Research")
+        let ada = stack.employee("Ada")
+        ada.department = research
+        try stack.context.save()
+        ada.department = research
+        stack.context.processPendingChanges()
+        #expect(!stack.context.hasChanges)
+        #expect(!ada.isUpdated && !research.isUpdated)
+        #expect(research.employees == [ada])
+    }
+
+    @Test func undoingTypedToOneSetsRestoresBothSides() throws {
+        let stack = try ManagedTestStack(undo: true)
+        let undoManager = try #require(stack.context.undoManager)
+        let research = stack.department("Research"), sales = stack.department("Sales")
+        let ada = stack.employee("Ada")
+        stack.context.processPendingChanges()
+        ada.department = research
+        stack.context.processPendingChanges()
+        ada.department = sales
+        stack.context.processPendingChanges()
+        try undoManager.undo()
+        #expect(ada.department === research)
+        #expect(research.employees == [ada] && sales.employees.isEmpty)
+        try undoManager.undo()
+        #expect(ada.department == nil)
+        #expect(research.employees.isEmpty && sales.employees.isEmpty)
+        try undoManager.redo()
+        #expect(ada.department === research && research.employees == [ada])
+    }
+
+    @Test func changesMadeWithoutAnUndoManagerAreNotUndoneByOneSetLater() throws {
+        let stack = try ManagedTestStack()
+        let research = stack.department("Research")
+        let ada = stack.employee("Ada")
+        ada.department = research
+        ada.salary = 2000
+        stack.context.processPendingChanges()
+        let undoManager = ModelUndoManager()
+        stack.context.undoManager = undoManager
+        ada.salary = 3000
+        stack.context.processPendingChanges()
+        try undoManager.undo()
+        #expect(ada.salary == 2000)
+        #expect(ada.department === research && research.employees == [ada])
+        #expect(!undoManager.canUndo)
+    }
+
     @Test func insertingIntoAToManySetsTheInverseToOneAndTakesItFromTheOtherOwner() throws {
         let stack = try ManagedTestStack()
         let research = stack.department("Research"), sales = stack.department("Sales")
