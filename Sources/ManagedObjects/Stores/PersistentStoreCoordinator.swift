@@ -20,7 +20,9 @@ public final class PersistentStoreCoordinator: Sendable {
     ///
     /// Corresponds to `NSPersistentStoreCoordinator.managedObjectModel`.
     public let managedObjectModel: ManagedObjectModel
-    private let stores = Mutex<[any PersistentStore]>([])
+    /// The stores, each with the address of its identifier's interned identity, which the
+    /// IDs of its records hold (found by comparing integers, not strings).
+    private let stores = Mutex<[(identity: UInt, store: any PersistentStore)]>([])
     /// Held for the whole of a save, so that conflict checks and writes of two contexts never
     /// interleave.
     private let saveLock = Mutex(())
@@ -38,7 +40,7 @@ public final class PersistentStoreCoordinator: Sendable {
     ///
     /// Corresponds to `NSPersistentStoreCoordinator.persistentStores`.
     public var persistentStores: [any PersistentStore] {
-        stores.withLock { $0 }
+        stores.withLock { $0.map(\.store) }
     }
 
     /// Adds a store of the given kind.
@@ -102,14 +104,16 @@ public final class PersistentStoreCoordinator: Sendable {
 
     /// Adds a store you made.
     public func addPersistentStore(_ store: any PersistentStore) {
-        stores.withLock { $0.append(store) }
+        let identity = StoreIdentity.interned(store.identifier).address
+        stores.withLock { $0.append((identity, store)) }
     }
 
     /// The store that holds records of `objectID`, or nil.
     func store(for objectID: ManagedObjectID) -> (any PersistentStore)? {
-        stores.withLock { stores in
-            guard let identifier = objectID.storeIdentifier else { return stores.first }
-            return stores.first { $0.identifier == identifier }
+        let identity = objectID.key.store
+        return stores.withLock { stores in
+            guard identity != 0 else { return stores.first?.store }
+            return stores.first { $0.identity == identity }?.store
         }
     }
 
@@ -117,7 +121,7 @@ public final class PersistentStoreCoordinator: Sendable {
     ///
     /// - Throws: ``PersistenceError/Code/noPersistentStore``.
     func storeForNewObjects() throws -> any PersistentStore {
-        guard let store = stores.withLock({ $0.first }) else {
+        guard let store = stores.withLock({ $0.first?.store }) else {
             throw PersistenceError(.noPersistentStore, message: "the coordinator has no persistent store")
         }
         return store
@@ -142,7 +146,7 @@ public final class PersistentStoreCoordinator: Sendable {
             return ManagedObjectID(entity: entity, key: .temporary(number))
         }
         guard key.first == "p", let primaryKey = Int64(key.dropFirst()), let host = uri.host,
-              stores.withLock({ $0.contains { $0.identifier == host } })
+              stores.withLock({ $0.contains { $0.store.identifier == host } })
         else { return nil }
         return ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: host, primaryKey: primaryKey))
     }

@@ -21,7 +21,13 @@ final class SQLiteConnection {
     struct StatementKey: Hashable {
         var purpose: Int
         var entityName: String
+        /// The number of parameters, for statements made for several counts (`IN (?, …)`).
+        var count: Int = 0
     }
+
+    /// The most parameters one statement may have (`SQLITE_LIMIT_VARIABLE_NUMBER`: 32,766 since
+    /// SQLite 3.32, 999 before).
+    var parameterLimit: Int { Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) }
 
     /// Opens (and with `create`, creates) the database at `path`, with extended result codes on.
     ///

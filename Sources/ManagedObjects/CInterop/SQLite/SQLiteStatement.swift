@@ -113,6 +113,15 @@ final class SQLiteStatement {
         for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
     }
 
+    /// Binds `keys` to parameters 1, 2, … (no `SQLiteValue` made for each).
+    func bind(keys: some Collection<Int64>) throws {
+        var index: Int32 = 1
+        for key in keys {
+            try check(sqlite3_bind_int64(handle, index, key))
+            index += 1
+        }
+    }
+
     // MARK: - Running
 
     /// Runs the statement to its next row.
@@ -148,6 +157,21 @@ final class SQLiteStatement {
         try bind(values)
         while try step() {}
         reset()
+    }
+
+    /// Makes the statement ready to run again, keeping its bindings: for a statement whose
+    /// other parameters stay bound from one run to the next.
+    func resetKeepingBindings() {
+        sqlite3_reset(handle)
+        isRunning = false
+    }
+
+    /// Resets, binds `keys` to parameters 1, 2, …, and calls `row` for each row.
+    func forEachRow(keys: some Collection<Int64>, _ row: (SQLiteStatement) throws -> Void) throws {
+        reset()
+        defer { reset() }
+        try bind(keys: keys)
+        while try step() { try row(self) }
     }
 
     /// Resets, binds `values`, and calls `row` for each row.
@@ -195,6 +219,17 @@ final class SQLiteStatement {
     /// The column as a floating-point number (SQLite converts other types).
     func double(at index: Int32) -> Double {
         sqlite3_column_double(handle, index)
+    }
+
+    /// Whether the column is text whose bytes are `utf8`, compared without making a string.
+    func textEquals(_ utf8: [UInt8], at index: Int32) -> Bool {
+        guard sqlite3_column_type(handle, index) == SQLITE_TEXT, let bytes = sqlite3_column_text(handle, index) else { return false }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        guard count == utf8.count else { return false }
+        return utf8.withUnsafeBufferPointer { expected in
+            guard let base = expected.baseAddress else { return count == 0 }
+            return memcmp(base, bytes, count) == 0
+        }
     }
 
     /// The column as text; invalid UTF-8 is repaired, never trapped on.

@@ -42,20 +42,56 @@ extension SQLSchema {
         for objectIDs: [ManagedObjectID], storeIdentifier: String, chunkSize: Int = .max,
         read: (_ table: String, _ keys: ArraySlice<Int64>) throws -> [StoreRecord]
     ) rethrows -> [ManagedObjectID: StoreRecord] {
-        var keysByTable: [String: [Int64]] = [:]
-        for id in objectIDs where id.storeIdentifier == storeIdentifier {
-            guard let key = id.primaryKey, let mapping = entities[id.entity.name] else { continue }
-            keysByTable[mapping.table, default: []].append(key)
+        // The IDs of one batch are usually of one entity: the last entity's table is kept at
+        // hand, and keys are gathered in a run per table (one dictionary access per run, not
+        // per ID), with the one entity each table's IDs name (nil once they name several).
+        let store = StoreIdentity.interned(storeIdentifier).address
+        var keysByTable: [String: (keys: [Int64], entity: EntityDescription?)] = [:]
+        var run: (table: String, entity: EntityDescription, keys: [Int64])?
+        func closeRun() {
+            guard let run else { return }
+            if var gathered = keysByTable[run.table] {
+                gathered.keys += run.keys
+                if let entity = gathered.entity, entity.name != run.entity.name { gathered.entity = nil }
+                keysByTable[run.table] = gathered
+            } else {
+                keysByTable[run.table] = (run.keys, run.entity)
+            }
         }
+        for id in objectIDs where id.key.store == store {
+            if let current = run, current.entity === id.entity {
+                run?.keys.append(id.key.number)
+                continue
+            }
+            guard let mapping = entities[id.entity.name] else { continue }
+            if let current = run, current.table == mapping.table, current.entity.name == id.entity.name {
+                run?.keys.append(id.key.number)
+                continue
+            }
+            closeRun()
+            run = (mapping.table, id.entity, [id.key.number])
+        }
+        closeRun()
         var found: [ManagedObjectID: StoreRecord] = [:]
         found.reserveCapacity(objectIDs.count)
-        let wanted = Set(objectIDs)
+        // Only where a table's IDs name several entities: a row's record is wanted when an ID
+        // names it with its own entity.
+        var wanted: Set<ManagedObjectID>?
         let size = max(1, chunkSize)
-        for (table, keys) in keysByTable.sorted(by: { $0.key < $1.key }) {
+        for (table, (keys, entity)) in keysByTable.sorted(by: { $0.key < $1.key }) {
             var start = 0
             while start < keys.count {
                 let end = keys.count - start > size ? start + size : keys.count
-                for record in try read(table, keys[start..<end]) where wanted.contains(record.objectID) { found[record.objectID] = record }
+                for record in try read(table, keys[start..<end]) {
+                    // Records of another entity than the IDs' (a row whose entity is not the ID's) are left out.
+                    if let entity {
+                        guard record.objectID.entity === entity || record.objectID.entity.name == entity.name else { continue }
+                    } else {
+                        if wanted == nil { wanted = Set(objectIDs) }
+                        guard wanted?.contains(record.objectID) == true else { continue }
+                    }
+                    found[record.objectID] = record
+                }
                 start = end
             }
         }

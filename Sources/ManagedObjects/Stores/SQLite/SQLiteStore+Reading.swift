@@ -112,7 +112,15 @@ extension SQLiteStore {
     /// - Throws: ``PersistenceError/Code/operationFailed`` when the file cannot be read or a
     ///   value in it cannot be decoded.
     public func record(for objectID: ManagedObjectID) throws -> StoreRecord? {
-        try record(for: objectID, readsToMany: true)
+        guard objectID.key.store == identityAddress, let mapping = schema.entities[objectID.entity.name] else { return nil }
+        let table = mapping.table, name = objectID.entity.name, key = objectID.key.number
+        let cacheKey = SQLiteConnection.StatementKey(purpose: 0, entityName: name)
+        return try withConnection(.operationFailed) { state in
+            try readRecords(
+                state.connection, table: table, where: "\(table).\"Z_PK\" = ? AND \(table).\"Z_ENT\" = ?",
+                bindings: [.integer(key), .text(name)], cacheKey: cacheKey
+            ).first
+        }
     }
 
     /// The record for `objectID` without its to-many relationships
@@ -123,28 +131,32 @@ extension SQLiteStore {
     /// - Throws: ``PersistenceError/Code/operationFailed`` when the file cannot be read or a
     ///   value in it cannot be decoded.
     public func faultRecord(for objectID: ManagedObjectID) throws -> StoreRecord? {
-        try record(for: objectID, readsToMany: false)
+        // A temporary ID's key holds 0, another store's another address.
+        guard objectID.key.store == identityAddress else { return nil }
+        let key = objectID.key.number, entity = objectID.entity
+        return try withConnection(.operationFailed) { state in
+            let reader: FaultRowReader
+            if let known = state.faultReaders[ObjectIdentifier(entity)] {
+                reader = known
+            } else {
+                guard let made = try makeFaultRowReader(for: entity, state.connection) else { return nil }
+                state.faultReaders[ObjectIdentifier(entity)] = made
+                reader = made
+            }
+            return try reader.read(key: key, store: self)
+        }
     }
 
-    private func record(for objectID: ManagedObjectID, readsToMany: Bool) throws -> StoreRecord? {
-        guard objectID.storeIdentifier == identifier, let key = objectID.primaryKey,
-              let mapping = schema.entities[objectID.entity.name]
+    /// The reader of `entity`'s fault rows; nil for an entity this store has no table for.
+    private func makeFaultRowReader(for entity: EntityDescription, _ connection: SQLiteConnection) throws -> FaultRowReader? {
+        guard let mapping = schema.entities[entity.name], let select = schema.selectLists[mapping.table],
+              let storeEntity = model.entity(named: entity.name)
         else { return nil }
-        let table = mapping.table, name = objectID.entity.name
-        let cacheKey = SQLiteConnection.StatementKey(purpose: 0, entityName: name)
-        return try withConnection(.operationFailed) { state in
-            guard readsToMany else {
-                // The row alone (a fault's): its SQL is made only when the statement is first prepared.
-                return try readRows(
-                    state.connection, table: table, where: "\(table).\"Z_PK\" = ? AND \(table).\"Z_ENT\" = ?",
-                    bindings: [.integer(key), .text(name)], cacheKey: cacheKey
-                ).records.first
-            }
-            return try readRecords(
-                state.connection, table: table, where: "\(table).\"Z_PK\" = ? AND \(table).\"Z_ENT\" = ?",
-                bindings: [.integer(key), .text(name)], cacheKey: cacheKey
-            ).first
-        }
+        let table = mapping.table
+        // Its own statement (not the connection's shared one, which others reset). The row's
+        // entity is compared in place rather than in SQL, which would read `Z_ENT` twice.
+        let statement = try connection.prepare("SELECT \(select.sql) FROM \(table) WHERE \(table).\"Z_PK\" = ?")
+        return FaultRowReader(entity: entity, storeEntity: storeEntity, table: table, reads: mapping.reads, statement: statement)
     }
 
     /// The IDs `relationship` of the record of `objectID` relates it to, in one statement (none
@@ -152,9 +164,8 @@ extension SQLiteStore {
     ///
     /// - Throws: ``PersistenceError/Code/operationFailed``.
     public func relatedObjectIDs(of objectID: ManagedObjectID, through relationship: RelationshipDescription) throws -> [ManagedObjectID]? {
-        guard objectID.storeIdentifier == identifier, let key = objectID.primaryKey,
-              let mapping = schema.entities[objectID.entity.name]
-        else { return nil }
+        guard objectID.key.store == identityAddress, let mapping = schema.entities[objectID.entity.name] else { return nil }
+        let key = objectID.key.number
         guard relationship.index < mapping.storage.count, let query = toManyQuery(mapping.storage[relationship.index]) else {
             return []
         }
@@ -181,7 +192,7 @@ extension SQLiteStore {
         }
     }
 
-    /// The records of `objectIDs` that exist: one statement per table for the rows (per 500
+    /// The records of `objectIDs` that exist: one statement per table for the rows (per 1,000
     /// IDs) and one per to-many relationship, however many IDs there are. This is what batched
     /// faults and prefetching use.
     ///
@@ -191,7 +202,7 @@ extension SQLiteStore {
     }
 
     /// The records of `objectIDs` that exist without their to-many relationships
-    /// (``StoreRecord/omittedRelationships``): one statement per table (per 500 IDs), what a
+    /// (``StoreRecord/omittedRelationships``): one statement per table (per 1,000 IDs), what a
     /// batch of faults and prefetched to-one targets read.
     ///
     /// - Throws: ``PersistenceError/Code/operationFailed``.
@@ -202,17 +213,30 @@ extension SQLiteStore {
     }
 
     private func records(for objectIDs: [ManagedObjectID], readsToMany: Bool) throws -> [ManagedObjectID: StoreRecord] {
-        let fullChunkPlaceholders = Array(repeating: "?", count: 500).joined(separator: ", ")
-        return try withConnection(.operationFailed) { state in
-            try schema.records(for: objectIDs, storeIdentifier: identifier, chunkSize: 500) { table, keys in
-                let placeholders = keys.count == 500
-                    ? fullChunkPlaceholders : Array(repeating: "?", count: keys.count).joined(separator: ", ")
+        try withConnection(.operationFailed) { state in
+            let connection = state.connection
+            // A batch of 1,000 faults is one statement (fewer where this SQLite allows fewer parameters).
+            let chunkSize = min(Self.keysPerStatement, connection.parameterLimit)
+            return try schema.records(for: objectIDs, storeIdentifier: identifier, chunkSize: chunkSize) { table, keys in
+                guard readsToMany else {
+                    // Found by table and count, without making the SQL and its placeholders again.
+                    let statementKey = SQLiteConnection.StatementKey(purpose: 1, entityName: table, count: keys.count)
+                    return try readRows(
+                        connection, table: table,
+                        where: "\(table).\"Z_PK\" IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))",
+                        keys: keys, cacheKey: statementKey)
+                }
+                let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ", ")
                 return try readRecords(
-                    state.connection, table: table, where: "\(table).\"Z_PK\" IN (\(placeholders))",
+                    connection, table: table, where: "\(table).\"Z_PK\" IN (\(placeholders))",
                     bindings: keys.map { .integer($0) }, readsToMany: readsToMany)
             }
         }
     }
+
+    /// The most keys one statement reading records by ID binds: a batch of faults of Core
+    /// Data's usual `fetchBatchSize` is then one statement.
+    static let keysPerStatement = 1_000
 
     /// The records a to-many relationship of `owners` relates them to, with each owner's
     /// related IDs: one statement per 500 owners, selecting by the inverse foreign key (or
@@ -303,12 +327,32 @@ extension SQLiteStore {
         var kinds = EntityLookup()
         // The to-many relationships each entity's records leave out, worked out once per entity.
         try statement.forEachRow(bindings) { row in
-            var record = try decodeRow(row, table: table, positions: select.positions, kinds: &kinds)
+            var record = try decodeRow(row, table: table, kinds: &kinds)
             record.omittedRelationships = record.objectID.entity.toManyIndexes
             records.append(record)
             if ownerColumn != nil { owners.append(row.int64(at: row.columnCount - 1)) }
         }
         return (records, owners)
+    }
+
+    /// Reads the rows of `table` whose keys are bound from `keys` (a condition with a
+    /// placeholder per key) into records that leave their to-many relationships out: what a
+    /// batch of faults reads.
+    func readRows(
+        _ connection: SQLiteConnection, table: String, where condition: @autoclosure () -> String, keys: ArraySlice<Int64>,
+        cacheKey: SQLiteConnection.StatementKey
+    ) throws -> [StoreRecord] {
+        guard let select = schema.selectLists[table] else { return [] }
+        let statement = try connection.cachedStatement(cacheKey) { "SELECT \(select.sql) FROM \(table) WHERE " + condition() }
+        var records: [StoreRecord] = []
+        records.reserveCapacity(keys.count)
+        var kinds = EntityLookup()
+        try statement.forEachRow(keys: keys) { row in
+            var record = try decodeRow(row, table: table, kinds: &kinds)
+            record.omittedRelationships = record.objectID.entity.toManyIndexes
+            records.append(record)
+        }
+        return records
     }
 
     /// Reads the rows of `table` matching `condition` into records, then (with `readsToMany`)
@@ -402,7 +446,7 @@ extension SQLiteStore {
                 throw PersistenceError(.operationFailed, message: "row \(key) names an entity the model does not have: \(name)", sql: sql)
             }
             entities[name] = entity
-            related[owner, default: []].append(ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, primaryKey: key)))
+            related[owner, default: []].append(objectID(entity, key))
         }
         return related
     }
@@ -417,37 +461,24 @@ extension SQLiteStore {
     }
 
     /// The entities met while decoding rows, with the last one at hand (rows of one entity
-    /// usually follow each other), so that most rows cost no dictionary lookup.
+    /// usually follow each other), so that most rows cost no dictionary lookup and no string.
     struct EntityLookup {
         var all: [String: (EntityDescription, SQLSchema.EntityMapping)] = [:]
-        /// The last row's entity and how its rows read (not the whole mapping, whose copy would
-        /// cost a retain and release of each of its arrays per row).
-        var last: (name: String, entity: EntityDescription, reads: [SQLSchema.Read])?
+        /// The last row's entity, its name's bytes (compared with the row's `Z_ENT` in place)
+        /// and how its rows read (not the whole mapping, whose copy would cost a retain and
+        /// release of each of its arrays per row).
+        var last: (name: String, utf8: [UInt8], entity: EntityDescription, reads: [SQLSchema.Read])?
     }
 
     /// One row as a record (to-many relationships still empty).
-    func decodeRow(
-        _ row: SQLiteStatement, table: String, positions: [String: Int32],
-        kinds: inout EntityLookup
-    ) throws -> StoreRecord {
-        guard let key = row.key(at: 0) else {
-            throw PersistenceError(
-                .operationFailed, message: "a row of \(table) holds \(Self.describeStoredValue(row.value(at: 0))) in Z_PK, which is not a positive integer",
-                sql: row.sql)
-        }
-        let name = row.text(at: 1), version = row.int64(at: 2)
-        // SQLite would read text as 0 and a huge real as Int64.max, which the next save writes back.
-        guard version >= 1, row.storageClass(at: 2) == .integer else {
-            throw PersistenceError(
-                .operationFailed,
-                message: "the record \(key) in \(table) has the version (Z_OPT) \(Self.describeStoredValue(row.value(at: 2))), "
-                    + "not a positive integer",
-                sql: row.sql)
-        }
+    func decodeRow(_ row: SQLiteStatement, table: String, kinds: inout EntityLookup) throws -> StoreRecord {
         let entity: EntityDescription, reads: [SQLSchema.Read]
-        if let last = kinds.last, last.name == name {
+        if let last = kinds.last, row.textEquals(last.utf8, at: 1) {
             (entity, reads) = (last.entity, last.reads)
         } else {
+            // The key first: a row whose key is damaged is refused for that, whatever it names.
+            guard let key = row.key(at: 0) else { throw badKey(row, table: table) }
+            let name = row.text(at: 1)
             if !kinds.all.isEmpty, let known = kinds.all[name] {
                 (entity, reads) = (known.0, known.1.reads)
             } else {
@@ -462,14 +493,30 @@ extension SQLiteStore {
                         sql: row.sql)
                 }
                 (entity, reads) = (found, foundMapping.reads)
-                // Rows of one entity (a fault's, most fetches) need only `last`: the table of
-                // entities is kept once a second one appears.
+                // Rows of one entity (most fetches) need only `last`: the table of entities is
+                // kept once a second one appears.
                 if let last = kinds.last, kinds.all.isEmpty, let lastMapping = schema.entities[last.name] {
                     kinds.all[last.name] = (last.entity, lastMapping)
                 }
                 if kinds.last != nil { kinds.all[name] = (found, foundMapping) }
             }
-            kinds.last = (name, entity, reads)
+            kinds.last = (name, Array(name.utf8), entity, reads)
+        }
+        return try decodeRow(row, entity: entity, reads: reads, table: table)
+    }
+
+    /// One row of a record of `entity`, whose columns read as `reads`, as a record (to-many
+    /// relationships still empty).
+    func decodeRow(_ row: SQLiteStatement, entity: EntityDescription, reads: [SQLSchema.Read], table: String) throws -> StoreRecord {
+        guard let key = row.key(at: 0) else { throw badKey(row, table: table) }
+        let version = row.int64(at: 2)
+        // SQLite would read text as 0 and a huge real as Int64.max, which the next save writes back.
+        guard version >= 1, row.storageClass(at: 2) == .integer else {
+            throw PersistenceError(
+                .operationFailed,
+                message: "the record \(key) in \(table) has the version (Z_OPT) \(Self.describeStoredValue(row.value(at: 2))), "
+                    + "not a positive integer",
+                sql: row.sql)
         }
         var values = [StoreValue](repeating: .null, count: entity.properties.count)
         for read in reads {
@@ -486,14 +533,19 @@ extension SQLiteStore {
                 values[index] = value
             case .toOne(let index, let position, let entityPosition, let destination):
                 guard !row.isNull(at: position) else { continue }
-                let targetName = entityPosition.flatMap { row.isNull(at: $0) ? nil : row.text(at: $0) }
-                let recordID = { ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: self.identifier, primaryKey: key)) }
-                guard let target = targetName.map({ model.entity(named: $0) }) ?? destination, target.isKindOf(entity: destination) else {
-                    throw PersistenceError(
-                        .operationFailed,
-                        message: "the record \(key) of \(entity.name) in \(table) names the entity \(targetName ?? "") in "
-                            + "\(entity.name).\(entity.properties[index].name), which is not \(destination.name) or one of its subentities",
-                        objectID: recordID(), sql: row.sql)
+                let target: EntityDescription
+                if let entityPosition, !row.isNull(at: entityPosition) {
+                    let targetName = row.text(at: entityPosition)
+                    guard let named = model.entity(named: targetName), named.isKindOf(entity: destination) else {
+                        throw PersistenceError(
+                            .operationFailed,
+                            message: "the record \(key) of \(entity.name) in \(table) names the entity \(targetName) in "
+                                + "\(entity.name).\(entity.properties[index].name), which is not \(destination.name) or one of its subentities",
+                            objectID: objectID(entity, key), sql: row.sql)
+                    }
+                    target = named
+                } else {
+                    target = destination
                 }
                 // SQLite would read text as 0 and a real truncated: a record that is not there, or another one.
                 guard let targetKey = row.key(at: position) else {
@@ -501,16 +553,21 @@ extension SQLiteStore {
                         .operationFailed,
                         message: "the record \(key) of \(entity.name) in \(table) holds \(Self.describeStoredValue(row.value(at: position))) in "
                             + "\(entity.name).\(entity.properties[index].name), which is not a primary key of \(destination.name)",
-                        objectID: recordID(), sql: row.sql)
+                        objectID: objectID(entity, key), sql: row.sql)
                 }
-                values[index] = .toOne(ManagedObjectID(entity: target, key: .permanent(storeIdentifier: identifier, primaryKey: targetKey)))
+                values[index] = .toOne(objectID(target, targetKey))
             case .toMany(let index):
                 values[index] = .toMany([])
             }
         }
-        return StoreRecord(
-            objectID: ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, primaryKey: key)),
-            version: version, values: values)
+        return StoreRecord(objectID: objectID(entity, key), version: version, values: values)
+    }
+
+    /// The error for a row of `table` whose `Z_PK` is not a positive integer.
+    private func badKey(_ row: SQLiteStatement, table: String) -> PersistenceError {
+        PersistenceError(
+            .operationFailed, message: "a row of \(table) holds \(Self.describeStoredValue(row.value(at: 0))) in Z_PK, which is not a positive integer",
+            sql: row.sql)
     }
 
     /// A column's value as an attribute's type; nil when the column holds something the store
@@ -609,7 +666,7 @@ extension SQLiteStore {
             .operationFailed,
             message: "\(entity.name).\(property.name) of the record \(key) in \(table) \(problem); "
                 + "the store refuses to read the record rather than convert the value",
-            objectID: ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, primaryKey: key)),
+            objectID: objectID(entity, key),
             key: property.name, sql: row.sql)
     }
 

@@ -43,6 +43,8 @@ public final class SQLiteStore: PersistentStore, SaveKeyProviding, @unchecked Se
         var pendingKeys: [String: (base: Int64, last: Int64)] = [:]
         /// The comparisons `mo_compare` evaluates for the statements running.
         let comparisonFunction: SQLiteComparisonFunction
+        /// How a fault of each entity reads its row, made on the entity's first fault.
+        var faultReaders: [ObjectIdentifier: FaultRowReader] = [:]
     }
 
     /// The version of the schema layout this build writes, kept in the metadata table.
@@ -51,6 +53,9 @@ public final class SQLiteStore: PersistentStore, SaveKeyProviding, @unchecked Se
     /// The store's unique identifier, kept in the file: permanent object IDs of this store
     /// stay valid when it is opened again.
     public let identifier: String
+    /// The address of `identifier`'s interned identity, which the IDs of this store's records
+    /// hold: an ID is this store's when its key holds this address.
+    let identityAddress: UInt
     /// ``PersistentStoreType/sqlite``.
     public var type: PersistentStoreType { .sqlite }
     /// The database file.
@@ -100,12 +105,18 @@ public final class SQLiteStore: PersistentStore, SaveKeyProviding, @unchecked Se
         identifier = try mappingSQLiteErrors(.invalidStore, file: url) {
             try Self.prepare(connection, schema: schema, model: model, path: url.path, migrate: options.contains(.lightweightMigration))
         }
+        identityAddress = StoreIdentity.interned(identifier).address
         tracksPersistentHistory = try mappingSQLiteErrors(.invalidStore, file: url) {
             try Self.prepareHistory(connection, enable: options.contains(.persistentHistoryTracking))
         }
         let comparisonFunction = SQLiteComparisonFunction()
         try mappingSQLiteErrors(.invalidStore) { try comparisonFunction.define(on: connection) }
         state = State(connection: connection, comparisonFunction: comparisonFunction)
+    }
+
+    /// The permanent ID of the record `key` of `entity` in this store.
+    func objectID(_ entity: EntityDescription, _ key: Int64) -> ManagedObjectID {
+        ManagedObjectID(entity: entity, key: ManagedObjectID.Key(store: identityAddress, number: key))
     }
 
     /// Runs `body` with the connection, under the lock, turning SQLite errors into

@@ -241,15 +241,67 @@ import Testing
         #expect(projects.allSatisfy { $0.members.isEmpty && !$0.hasFault(forRelationshipNamed: "members") })
     }
 
-    @Test func firingFaultsOneByOneCostsAStatementEach() throws {
+    /// Firing faults one by one reads each one's row, in exactly one statement, and none of its
+    /// to-many relationships: those stay relationship faults, each read in one statement when
+    /// first used.
+    @Test func firingFaultsOneByOneReadsEachRowInOneStatementAndNoToManyRelationship() throws {
         let (coordinator, store, directory) = try makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
         let reader = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-        let ids = try reader.fetchObjectIDs(FetchRequest<TestEmployee>(entityName: "Employee"))
+        let employeeIDs = try reader.fetchObjectIDs(FetchRequest<TestEmployee>(entityName: "Employee"))
+        let departmentIDs = try reader.fetchObjectIDs(FetchRequest<TestDepartment>(entityName: "Department"))
         let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-        let before = store.statementCount
-        for id in ids.prefix(10) { try context.object(with: id).fireFault() }
-        #expect(store.statementCount - before >= 10)
+        var fired: [ManagedObject] = []
+        for id in Array(employeeIDs.prefix(10)) + Array(departmentIDs.prefix(5)) {
+            let fault = context.object(with: id)
+            let firing = try store.recordingSQL { try fault.fireFault() }
+            #expect(firing.count == 1, "one statement for \(id): \(firing)")
+            let table = id.entity.name == "Employee" ? #"FROM "ZEMPLOYEE" WHERE "ZEMPLOYEE"."Z_PK" = ?"#
+                : #"FROM "ZDEPARTMENT" WHERE "ZDEPARTMENT"."Z_PK" = ?"#
+            #expect(firing.first?.contains(table) == true, "the row by its key: \(firing)")
+            #expect(!firing.contains { $0.contains("Z_EMPLOYEE_PROJECTS") || $0.contains(#""ZDEPARTMENT" = ?"#) }, "\(firing)")
+            fired.append(fault)
+        }
+        let employees = fired.prefix(10).compactMap { $0 as? TestEmployee }
+        let departments = fired.suffix(5).compactMap { $0 as? TestDepartment }
+        #expect(employees.count == 10 && departments.count == 5)
+        #expect(fired.allSatisfy { !$0.isFault })
+        #expect(employees.allSatisfy { $0.hasFault(forRelationshipNamed: "projects") })
+        #expect(departments.allSatisfy { $0.hasFault(forRelationshipNamed: "employees") })
+        let reading = store.recordingSQL { _ = departments[0].employees.count }
+        #expect(reading.count == 1 && reading[0].contains(#"FROM "ZEMPLOYEE" WHERE "ZDEPARTMENT" = ?"#), "\(reading)")
+    }
+
+    /// A batch of 1,000 faults (`fetchBatchSize` 1,000) reads its rows in one statement when
+    /// one of its faults fires, and no to-many relationship of any of them.
+    @Test func aBatchOfAThousandFaultsReadsItsRowsInOneStatement() throws {
+        let directory = try TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
+        let store = try #require(try coordinator.addPersistentStore(type: .sqlite, at: directory.file()) as? SQLiteStore)
+        let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let department = TestDepartment(context: writer)
+        department.name = "D"
+        for index in 0..<1_200 {
+            let employee = TestEmployee(context: writer)
+            employee.firstName = "E\(index)"
+            employee.department = department
+        }
+        try writer.save()
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        var request = FetchRequest<TestEmployee>(entityName: "Employee", sortDescriptors: [KeyPathSortDescriptor(key: "firstName")])
+        request.fetchBatchSize = 1_000
+        var employees: [TestEmployee] = []
+        let fetching = try store.recordingSQL { employees = try context.fetch(request) }
+        #expect(employees.count == 1_200 && fetching.count == 1, "the keys: \(fetching)")
+        let firstBatch = try store.recordingSQL { try employees[0].fireFault() }
+        #expect(firstBatch.count == 1, "\(firstBatch.count) statements: \(firstBatch.map { $0.prefix(120) })")
+        #expect(firstBatch.first?.contains(#"FROM "ZEMPLOYEE" WHERE "ZEMPLOYEE"."Z_PK" IN ("#) == true)
+        let rest = store.recordingSQL { _ = employees[1..<1_000].map(\.firstName) }
+        #expect(rest.isEmpty, "the rest of the batch fires from its rows: \(rest.count) statements")
+        let secondBatch = store.recordingSQL { _ = employees[1_000...].map(\.firstName) }
+        #expect(secondBatch.count == 1, "\(secondBatch.count) statements")
+        #expect(employees.allSatisfy { !$0.isFault && $0.hasFault(forRelationshipNamed: "projects") })
+        #expect(employees.map(\.firstName) == (0..<1_200).map { "E\($0)" }.sorted())
     }
 
     /// Entities sharing one table (a parent and its subentities) each fire from their own row,
