@@ -165,7 +165,7 @@ enum SQLiteBenchmarks {
         var fetch = Double.nan, rawFetch = Double.nan, rawFetchRows = Double.nan, rawFetchObjects = Double.nan, fetchApplied = false
         var contextFetch = Double.nan, dictionaryFetch = Double.nan, countFetch = Double.nan, rawCount = Double.nan
         var prefixCount = Double.nan, rawPrefixCount = Double.nan, equalCount = Double.nan, rawEqualCount = Double.nan
-        var grdbFetch = Double.nan
+        var grdbFetch = Double.nan, grdbFetchByName = Double.nan
         if wanted("fetch") || only == "objects", let directory = try? makeDirectory() {
             defer { try? FileManager.default.removeItem(at: directory) }
             let url = directory.appendingPathComponent("Store.sqlite")
@@ -240,6 +240,7 @@ enum SQLiteBenchmarks {
                 rawFetchObjects = best(runs) { _ in rawSelectIntoObjects(path: url.path) }
                 // GRDB 7.10.0 struct records on the same file and rows (GRDBBenchmarks).
                 grdbFetch = best(runs) { _ in GRDBBenchmarks.fetch(path: url.path, expected: count) }
+                grdbFetchByName = best(runs) { _ in GRDBBenchmarks.fetch(path: url.path, expected: count, byName: true) }
             }
         }
 
@@ -324,8 +325,10 @@ enum SQLiteBenchmarks {
         row("the same fetch against raw SQL reading every column of each row into Swift values", fetch, rawFetchRows)
         row("fetch the 100,000 as managed objects through a context, read `salary` of each", contextFetch, rawFetch)
         row("the same against raw SQL reading the same columns into plain Swift objects", contextFetch, rawFetchObjects, target: 3)
-        row("the same against GRDB 7.10.0 fetching the same columns as struct records", contextFetch, grdbFetch, target: 1.5)
-        row("GRDB 7.10.0: fetch the 100,000 as struct records, read `salary` (baseline raw into plain Swift objects)", grdbFetch, rawFetchObjects)
+        row("the same against GRDB 7.10.0 fetching the same columns as struct records (decoded by position)", contextFetch, grdbFetch, target: 1.5)
+        row("the same against GRDB 7.10.0 struct records decoded by column name", contextFetch, grdbFetchByName)
+        row("GRDB 7.10.0: fetch the 100,000 as struct records decoded by position, read `salary` (baseline raw into plain Swift objects)", grdbFetch, rawFetchObjects)
+        row("GRDB 7.10.0: the same with records decoded by column name (baseline raw into plain Swift objects)", grdbFetchByName, rawFetchObjects)
         row("fetch dictionaries of `salary` (`propertiesToFetch`) through a context", dictionaryFetch, rawFetch)
         row("`count(for:)` of the same request (raw: `SELECT COUNT(*)`)", countFetch, rawCount)
         row("`count(for:)` with `firstName BEGINSWITH[c] 'FIRST1'` (raw: `LIKE 'FIRST1%'`, ASCII folding)", prefixCount, rawPrefixCount)
