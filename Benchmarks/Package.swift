@@ -11,6 +11,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "ModelObjects", path: ".."),
+        // The Swift peer, for the GRDB baselines of SQLiteBenchmarks (GRDBBenchmarks.swift). Its
+        // GRDBSQLite target links the system SQLite, as the store's CSQLite does.
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         // Plain Swift classes and key-path tables: the baselines the library is measured against.
@@ -28,6 +31,7 @@ let package = Package(
                 .product(name: "SampleModels", package: "ModelObjects"),
                 .product(name: "ModelObjects", package: "ModelObjects"),
                 .product(name: "ManagedObjects", package: "ModelObjects"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]),
     ]
 )
