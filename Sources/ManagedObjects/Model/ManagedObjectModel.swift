@@ -68,6 +68,9 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// Corresponds to Core Data's `NSManagedObjectModel.configurations`.
     public let configurations: [String]
     private let configurationMembers: [String: [String]]
+    /// The entity of each class the model gives to exactly one entity: what
+    /// `ManagedObject.init(context:)` looks up on every insert.
+    private let soleEntitiesByClass: [ObjectIdentifier: EntityDescription]
     /// Tells the model's descriptions, which point back at each other without reference
     /// counting, that the model and so all of them are alive.
     let lifetime: ModelLifetime
@@ -133,6 +136,9 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         }
         self.entities = entities
         self.entitiesByName = entitiesByName
+        var entitiesByClass: [ObjectIdentifier: [EntityDescription]] = [:]
+        for entity in entities { entitiesByClass[ObjectIdentifier(entity.managedObjectClass), default: []].append(entity) }
+        soleEntitiesByClass = entitiesByClass.compactMapValues { $0.count == 1 ? $0[0] : nil }
         let hashes = entitiesByName.mapValues(\.versionHash)
         entityVersionHashesByName = hashes
         var encoder = VersionHashEncoder(kind: "model")
@@ -175,6 +181,12 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// default configuration; differences: takes the hashes rather than the whole metadata.
     public func isCompatible(withEntityVersionHashes hashes: [String: Data]) -> Bool {
         hashes == entityVersionHashesByName
+    }
+
+    /// The one entity whose class is `type`; nil when the model gives the class to no entity or
+    /// to several.
+    func soleEntity(for type: ManagedObject.Type) -> EntityDescription? {
+        soleEntitiesByClass[ObjectIdentifier(type)]
     }
 
     /// The model's entity names: `"ManagedObjectModel(Department, Employee)"`.

@@ -86,14 +86,35 @@ extension Managed where Value: Sendable {
     /// Corresponds to the attribute inspector of Xcode's model editor, or to SwiftData's
     /// `@Attribute(…)`; differences: no macro, the declaration is read once per class by
     /// reflection.
+    @inlinable
     public init(
         _ options: ManagedOptions = [], minimum: Value? = nil, maximum: Value? = nil, minimumLength: Int? = nil,
         maximumLength: Int? = nil, pattern: String? = nil, defaultValue: Value? = nil, type: AttributeType? = nil,
         transformer: String? = nil, renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
         userInfo: [String: String] = [:]
     ) {
+        // Inlined into the class's initializer and specialized there: an object made outside a
+        // model reading (every object of a fetch) pays one atomic load, no generic call.
+        guard ManagedDeclarationRecorder.isRecording else {
+            self.init()
+            return
+        }
+        self.init(
+            recording: options, minimum: minimum, maximum: maximum, minimumLength: minimumLength,
+            maximumLength: maximumLength, pattern: pattern, defaultValue: defaultValue, type: type,
+            transformer: transformer, renamingIdentifier: renamingIdentifier,
+            versionHashModifier: versionHashModifier, userInfo: userInfo)
+    }
+
+    /// Records an attribute declaration while a model reader makes a prototype.
+    @usableFromInline
+    init(
+        recording options: ManagedOptions, minimum: Value?, maximum: Value?, minimumLength: Int?,
+        maximumLength: Int?, pattern: String?, defaultValue: Value?, type: AttributeType?,
+        transformer: String?, renamingIdentifier: String?, versionHashModifier: String?,
+        userInfo: [String: String]
+    ) {
         self.init()
-        guard ManagedDeclarationRecorder.isRecording else { return }
         index = ManagedDeclarationRecorder.record(
             ManagedDeclaration(
                 options: options, renamingIdentifier: renamingIdentifier, versionHashModifier: versionHashModifier,
@@ -134,13 +155,29 @@ extension Managed where Value: RelationshipValue {
     /// Corresponds to the relationship inspector of Xcode's model editor, or to SwiftData's
     /// `@Relationship(deleteRule:inverse:)`; differences: no macro, read once per class by
     /// reflection.
+    @inlinable
     public init<Root: ManagedObject, Inverse>(
         _ options: ManagedOptions = [], inverse: KeyPath<Root, Inverse>, deleteRule: DeleteRule = .nullify,
         minCount: Int = 0, maxCount: Int? = nil, renamingIdentifier: String? = nil,
         versionHashModifier: String? = nil, userInfo: [String: String] = [:]
     ) {
+        guard ManagedDeclarationRecorder.isRecording else {
+            self.init()
+            return
+        }
+        self.init(
+            recording: options, inverse: inverse as AnyKeyPath, deleteRule: deleteRule, minCount: minCount,
+            maxCount: maxCount, renamingIdentifier: renamingIdentifier, versionHashModifier: versionHashModifier,
+            userInfo: userInfo)
+    }
+
+    /// Records a relationship declaration while a model reader makes a prototype.
+    @usableFromInline
+    init(
+        recording options: ManagedOptions, inverse: AnyKeyPath?, deleteRule: DeleteRule, minCount: Int,
+        maxCount: Int?, renamingIdentifier: String?, versionHashModifier: String?, userInfo: [String: String]
+    ) {
         self.init()
-        guard ManagedDeclarationRecorder.isRecording else { return }
         index = ManagedDeclarationRecorder.record(
             ManagedDeclaration(
                 options: options, renamingIdentifier: renamingIdentifier, versionHashModifier: versionHashModifier,
@@ -160,17 +197,18 @@ extension Managed where Value: RelationshipValue {
     ///
     /// Corresponds to the relationship inspector of Xcode's model editor; differences: read once
     /// per class by reflection.
+    @inlinable
     public init(
         _ options: ManagedOptions = [], deleteRule: DeleteRule = .nullify, minCount: Int = 0, maxCount: Int? = nil,
         renamingIdentifier: String? = nil, versionHashModifier: String? = nil, userInfo: [String: String] = [:]
     ) {
-        self.init()
-        guard ManagedDeclarationRecorder.isRecording else { return }
-        index = ManagedDeclarationRecorder.record(
-            ManagedDeclaration(
-                options: options, renamingIdentifier: renamingIdentifier, versionHashModifier: versionHashModifier,
-                userInfo: userInfo,
-                kind: .relationship(.init(inverse: nil, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount))))
+        guard ManagedDeclarationRecorder.isRecording else {
+            self.init()
+            return
+        }
+        self.init(
+            recording: options, inverse: nil, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount,
+            renamingIdentifier: renamingIdentifier, versionHashModifier: versionHashModifier, userInfo: userInfo)
     }
 }
 
@@ -253,6 +291,7 @@ struct ManagedDeclaration: @unchecked Sendable {
 /// while a prototype is made, each declaring initializer records them here and leaves their
 /// number, as a negative index, in the wrapper, where the reader finds it. Outside of that, the
 /// initializers cost one atomic load.
+@usableFromInline
 enum ManagedDeclarationRecorder {
     private static let recordingCount = Atomic<Int>(0)
     private static let declarations = Mutex<[ManagedDeclaration]>([])
@@ -260,6 +299,7 @@ enum ManagedDeclarationRecorder {
     private static let readingLock = Mutex<Void>(())
 
     /// Whether a reader is making prototypes.
+    @usableFromInline
     static var isRecording: Bool { recordingCount.load(ordering: .relaxed) > 0 }
 
     /// Keeps `declaration` and returns the index its wrapper holds: -2 for the first, -3 for

@@ -57,6 +57,7 @@ public struct Managed<Value>: ManagedStorage {
     }
 
     /// Declares the property; it starts at the attribute's default value.
+    @inlinable
     public init() {}
 
     /// Unavailable: `@Managed` works only on properties of a ``ManagedObject`` subclass.

@@ -115,10 +115,8 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     ///
     /// Corresponds to `-[NSManagedObject initWithContext:]`.
     public convenience init(context: ManagedObjectContext) {
-        let candidates = context.persistentStoreCoordinator.managedObjectModel.entities.filter {
-            $0.managedObjectClass == Self.self
-        }
-        self.init(entity: candidates.count == 1 ? candidates[0] : Self.entity(), insertInto: context)
+        let entity = context.persistentStoreCoordinator.managedObjectModel.soleEntity(for: Self.self)
+        self.init(entity: entity ?? Self.entity(), insertInto: context)
     }
 
     /// Creates an object of the entity the model gives this class, in no context; used by the
