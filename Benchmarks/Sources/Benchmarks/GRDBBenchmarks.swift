@@ -45,58 +45,6 @@ enum GRDBBenchmarks {
         var firstName: String, lastName: String, employeeID: Int64, salary: Double, age: Int64?
         var hasDriversLicense: Bool, startDate: Date, department: Int64?, manager: Int64?
 
-        init(
-            key: Int64, firstName: String, lastName: String, employeeID: Int64, salary: Double, startDate: Date,
-            department: Int64
-        ) {
-            self.key = key
-            entity = "Employee"
-            version = 1
-            self.firstName = firstName
-            self.lastName = lastName
-            self.employeeID = employeeID
-            self.salary = salary
-            age = nil
-            hasDriversLicense = false
-            self.startDate = startDate
-            self.department = department
-            manager = nil
-        }
-
-        init(
-            key: Int64, entity: String, version: Int64, firstName: String, lastName: String, employeeID: Int64, salary: Double,
-            age: Int64?, hasDriversLicense: Bool, startDate: Date, department: Int64?, manager: Int64?
-        ) {
-            self.key = key
-            self.entity = entity
-            self.version = version
-            self.firstName = firstName
-            self.lastName = lastName
-            self.employeeID = employeeID
-            self.salary = salary
-            self.age = age
-            self.hasDriversLicense = hasDriversLicense
-            self.startDate = startDate
-            self.department = department
-            self.manager = manager
-        }
-
-        init(row: Row) throws {
-            key = row[0]
-            entity = row[1]
-            version = row[2]
-            firstName = row[3]
-            lastName = row[4]
-            employeeID = row[5]
-            salary = row[6]
-            age = row[7]
-            hasDriversLicense = row[8]
-            // The store keeps dates as seconds since the reference date (a REAL column).
-            startDate = Date(timeIntervalSinceReferenceDate: row[9])
-            department = row[10]
-            manager = row[11]
-        }
-
         func encode(to container: inout PersistenceContainer) throws {
             container[Columns.key] = key
             container[Columns.entity] = entity
@@ -241,5 +189,42 @@ enum GRDBBenchmarks {
               let row = try? queue.read({ db in try Row.fetchOne(db, sql: "SELECT sqlite_version(), sqlite_source_id()") })
         else { return ("?", "?") }
         return (row[0], row[1])
+    }
+}
+
+// Initializers in an extension, so that the record keeps its memberwise initializer.
+extension GRDBBenchmarks.Employee {
+    init(
+        key: Int64, firstName: String, lastName: String, employeeID: Int64, salary: Double, startDate: Date,
+        department: Int64
+    ) {
+        self.key = key
+        entity = "Employee"
+        version = 1
+        self.firstName = firstName
+        self.lastName = lastName
+        self.employeeID = employeeID
+        self.salary = salary
+        age = nil
+        hasDriversLicense = false
+        self.startDate = startDate
+        self.department = department
+        manager = nil
+    }
+
+    init(row: Row) throws {
+        key = row[0]
+        entity = row[1]
+        version = row[2]
+        firstName = row[3]
+        lastName = row[4]
+        employeeID = row[5]
+        salary = row[6]
+        age = row[7]
+        hasDriversLicense = row[8]
+        // The store keeps dates as seconds since the reference date (a REAL column).
+        startDate = Date(timeIntervalSinceReferenceDate: row[9])
+        department = row[10]
+        manager = row[11]
     }
 }
