@@ -17,32 +17,31 @@
 import Foundation
 import ManagedObjects
 
-let arguments = CommandLine.arguments
-if arguments.count == 5 && arguments[1] == "increment" {
-    guard let location = URL(string: arguments[2]), let updates = Int(arguments[3]), let worker = Int(arguments[4]), worker >= 0 else {
-        FileHandle.standardError.write(Data("usage: StoreCrashWorker increment <URL> <updates> <worker>\n".utf8))
-        exit(2)
-    }
+/// Runs one mode of the worker and exits: 0 when it succeeds, 1 with the error on standard error.
+func finish(_ mode: () throws -> Void) -> Never {
     do {
-        try runIncrements(at: location, updates: updates, worker: worker)
+        try mode()
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("StoreCrashWorker: \(error)\n".utf8))
         exit(1)
     }
 }
+
+let arguments = CommandLine.arguments
+if arguments.count == 5 && arguments[1] == "increment" {
+    guard let location = URL(string: arguments[2]), let updates = Int(arguments[3]), let worker = Int(arguments[4]), worker >= 0 else {
+        FileHandle.standardError.write(Data("usage: StoreCrashWorker increment <URL> <updates> <worker>\n".utf8))
+        exit(2)
+    }
+    finish { try runIncrements(at: location, updates: updates, worker: worker) }
+}
 if arguments.count == 5 && arguments[1] == "edit" {
     guard let location = URL(string: arguments[2]), let updates = editUpdates(arguments[3]), let deletions = editDeletions(arguments[4]) else {
         FileHandle.standardError.write(Data("usage: StoreCrashWorker edit <URL> <key=number,…|-> <key,…|->\n".utf8))
         exit(2)
     }
-    do {
-        try runEdit(at: location, updating: updates, deleting: deletions)
-        exit(0)
-    } catch {
-        FileHandle.standardError.write(Data("StoreCrashWorker: \(error)\n".utf8))
-        exit(1)
-    }
+    finish { try runEdit(at: location, updating: updates, deleting: deletions) }
 }
 let historyMode = arguments.count == 4 && arguments[1] == "history"
 guard arguments.count == 3 || historyMode, !historyMode || Int(arguments[3]) != nil else {
