@@ -2,7 +2,8 @@ import Foundation
 import Testing
 @testable import ManagedObjects
 
-@Suite struct ContextAsyncNotificationTests {
+// A sequence that fails to end would hang its test: the limit turns that into a failure.
+@Suite(.timeLimit(.minutes(1))) struct ContextAsyncNotificationTests {
     @Test func objectChangesYieldTheIDsOfEachProcessing() async throws {
         let stack = try ManagedTestStack()
         let ada = stack.employee("Ada"), grace = stack.employee("Grace")

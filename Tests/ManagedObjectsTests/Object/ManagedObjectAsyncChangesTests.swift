@@ -18,7 +18,8 @@ final class MKAccount: ManagedObject {
 
 /// `changes(for:)` and `changes(forKeyPath:)` on managed objects: typed key paths of `@Managed`
 /// properties, key paths through relationships, and the sequence's end.
-@Suite struct ManagedObjectAsyncChangesTests {
+// A sequence that fails to end would hang its test: the limit turns that into a failure.
+@Suite(.timeLimit(.minutes(1))) struct ManagedObjectAsyncChangesTests {
     private func context() throws -> ManagedObjectContext {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try SampleModel.makeModel())
         try coordinator.addPersistentStore(type: .inMemory)

@@ -9,7 +9,8 @@ final class Ledger: ModelObject {
     var doubled: Double { balance * 2 }
 }
 
-@Suite struct AsyncChangesTests {
+// A sequence that fails to end would hang its test: the limit turns that into a failure.
+@Suite(.timeLimit(.minutes(1))) struct AsyncChangesTests {
     private func makeAda() -> Employee {
         Employee(firstName: "Ada", lastName: "Lovelace", employeeID: 1, salary: 100)
     }
