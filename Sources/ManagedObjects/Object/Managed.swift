@@ -276,7 +276,14 @@ extension ManagedObject {
             }
         }
         // Another layout than the entity's (never made today): the general path.
-        if !stored { _ = values.setValue(value, at: index) }
+        if !stored { storeThroughOptional(value, at: index) }
+    }
+
+    /// `PropertyValues.setValue(_:at:)`, out of line: inlined, its request for `Value?`'s
+    /// metadata is hoisted to the start of `storeMatching`, and made on every write.
+    @inline(never)
+    private final func storeThroughOptional<Value>(_ value: Value, at index: Int) {
+        _ = values.setValue(value, at: index)
     }
 
     /// How `Value` relates to the type of a slot of `kind`: what `PropertySlotKind.match(_:)`
@@ -315,13 +322,9 @@ extension ManagedObject {
     /// at `target`; false, with nothing written, when `match` is a mismatch.
     @inline(__always)
     private static func assign<T>(_: T.Type, from source: UnsafeRawPointer, _ match: SlotMatch, to target: UnsafeMutableRawPointer) -> Bool {
-        // Typed through `OpaquePointer`, without a metatype argument: `T?.self` passed to
-        // `assumingMemoryBound(to:)` asks the runtime for the optional's metadata on every call
-        // from this unspecialized caller.
-        let slot = UnsafeMutablePointer<T?>(OpaquePointer(target))
         switch match {
-        case .exact: slot.pointee = UnsafePointer<T>(OpaquePointer(source)).pointee
-        case .optional: slot.pointee = UnsafePointer<T?>(OpaquePointer(source)).pointee
+        case .exact: target.assumingMemoryBound(to: T?.self).pointee = source.load(as: T.self)
+        case .optional: target.assumingMemoryBound(to: T?.self).pointee = source.load(as: T?.self)
         case .mismatch: return false
         }
         return true
