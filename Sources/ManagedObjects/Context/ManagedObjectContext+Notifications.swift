@@ -51,7 +51,7 @@ extension ManagedObjectContext {
     func postObjectsDidChange() {
         let inserted = unannouncedInserted, updated = unannouncedUpdated.subtracting(unannouncedInserted)
         let deleted = unannouncedDeleted, refreshed = unannouncedRefreshed
-        unannouncedInserted = []
+        clearUnannouncedInsertions()
         unannouncedUpdated = []
         unannouncedDeleted = []
         unannouncedRefreshed = []

@@ -24,7 +24,7 @@ extension ManagedObjectContext {
         // Objects inserted and deleted before any save leave nothing behind.
         for object in unannouncedDeleted where object.isDeleted && object.objectID.isTemporaryID {
             unregister(object)
-            unannouncedInserted.remove(object)
+            forgetUnannouncedInsertion(of: object)
         }
         postObjectsDidChange()
         mergeArrivedRemoteChanges()

@@ -51,7 +51,9 @@ extension ManagedObjectContext {
             deleted.remove(object)
             pendingDeletions.removeAll { $0 === object }
         }
-        object.flags = [.fault, .awokeFromInsert]
+        // The flags of an unannounced insertion stay with its entry in `unannouncedInserted`.
+        object.flags = object.flags.intersection([.insertionUnannounced, .changedWhileInsertionUnannounced])
+            .union([.fault, .awokeFromInsert])
         object.values = PropertyValues()
         object.fetchedRow = PropertyValues()
         object.faultBatch = nil
@@ -109,7 +111,7 @@ extension ManagedObjectContext {
         deleted = []
         pendingDeletions = []
         relationshipReadFailures = [:]
-        unannouncedInserted = []
+        clearUnannouncedInsertions()
         unannouncedUpdated = []
         // Discarded insertions leave as deletions, as an undone insertion does, so observers
         // (fetched-results controllers among them) hear that they are gone.
@@ -144,7 +146,7 @@ extension ManagedObjectContext {
         updated = []
         deleted = []
         pendingDeletions = []
-        unannouncedInserted = []
+        clearUnannouncedInsertions()
         unannouncedUpdated = []
         unannouncedDeleted = []
         unannouncedRefreshed = []

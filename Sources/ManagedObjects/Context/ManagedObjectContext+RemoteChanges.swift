@@ -72,7 +72,7 @@ extension ManagedObjectContext {
 
     private func mergeRemoteChanges(_ changes: RemoteChanges) {
         for id in changes.inserted where !id.isTemporaryID && registered[id] == nil && persistentStoreCoordinator.store(for: id) != nil {
-            unannouncedInserted.insert(makeFault(for: id))
+            noteUnannouncedInsertion(of: makeFault(for: id))
         }
         let saved = Notification(
             name: Self.didSaveNotification, object: nil,

@@ -141,7 +141,7 @@ extension ManagedObjectContext {
         }
         if loser.isInserted {
             inserted.remove(loser)
-            unannouncedInserted.remove(loser)
+            forgetUnannouncedInsertion(of: loser)
             loser.flags.remove(.inserted)
             undoManager?.removeAllActions(withTarget: loser)
             unregister(loser)

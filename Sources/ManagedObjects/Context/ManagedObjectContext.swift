@@ -156,7 +156,7 @@ public final class ManagedObjectContext {
         object.flags.insert(.inserted)
         object.flags.remove(.deleted)
         inserted.insert(object)
-        unannouncedInserted.insert(object)
+        noteUnannouncedInsertion(of: object)
         if !object.flags.contains(.awokeFromInsert) {
             object.flags.insert(.awokeFromInsert)
             object.awakeFromInsert()
@@ -524,15 +524,46 @@ public final class ManagedObjectContext {
             }
         }
         // An inserted object changed after its insertion was announced is announced as updated
-        // (within the same batch, only as inserted: see `postObjectsDidChange`).
-        if !object.flags.contains(.deleted) { unannouncedUpdated.insert(object) }
+        // (within the same batch, only as inserted: see `postObjectsDidChange`). While its
+        // insertion is unannounced a flag stands for the entry, which the announcement would
+        // drop: one set insertion fewer per change of a new object.
+        if !object.flags.contains(.deleted) {
+            if object.flags.contains(.insertionUnannounced) {
+                object.flags.insert(.changedWhileInsertionUnannounced)
+            } else {
+                unannouncedUpdated.insert(object)
+            }
+        }
         undoManager?.registerUndo(ManagedUndoAction(object: object, operation: .reverse(property, reversal), context: nil))
+    }
+
+    // MARK: - Unannounced insertions
+
+    /// Puts `object` in `unannouncedInserted`, flagged so that its changes need no entry in
+    /// `unannouncedUpdated` until the insertion is announced.
+    func noteUnannouncedInsertion(of object: ManagedObject) {
+        unannouncedInserted.insert(object)
+        object.flags.insert(.insertionUnannounced)
+    }
+
+    /// Takes `object` out of `unannouncedInserted` without announcing it: a change made while
+    /// it was there joins `unannouncedUpdated`, as it would have without the flag.
+    func forgetUnannouncedInsertion(of object: ManagedObject) {
+        guard unannouncedInserted.remove(object) != nil else { return }
+        if object.flags.contains(.changedWhileInsertionUnannounced) { unannouncedUpdated.insert(object) }
+        object.flags.remove([.insertionUnannounced, .changedWhileInsertionUnannounced])
+    }
+
+    /// Empties `unannouncedInserted` (announced or discarded), clearing its objects' flags.
+    func clearUnannouncedInsertions() {
+        for object in unannouncedInserted { object.flags.remove([.insertionUnannounced, .changedWhileInsertionUnannounced]) }
+        unannouncedInserted = []
     }
 
     func undoInsertion(of object: ManagedObject) {
         guard object.managedObjectContext === self else { return }
         inserted.remove(object)
-        unannouncedInserted.remove(object)
+        forgetUnannouncedInsertion(of: object)
         object.flags.remove(.inserted)
         unannouncedDeleted.insert(object)
         unregister(object)
@@ -547,7 +578,7 @@ public final class ManagedObjectContext {
         if wasInserted {
             object.flags.insert(.inserted)
             inserted.insert(object)
-            unannouncedInserted.insert(object)
+            noteUnannouncedInsertion(of: object)
         } else if wasUpdated {
             object.flags.insert(.updated)
             updated.insert(object)

@@ -74,6 +74,10 @@ public struct Managed<Value>: ManagedStorage {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Managed>
     ) -> Value {
+        // Always inlined into the class's accessor, where both key paths are literals the
+        // optimizer turns into field accesses: a copy left out of line (the compiler merges the
+        // accessors of one value type) projects them through the key-path runtime instead.
+        @inline(__always)
         get {
             var index = Int(object[keyPath: storageKeyPath].slot) - 1
             if index < 0 { index = resolveIndex(in: object, storage: storageKeyPath) }
@@ -82,6 +86,7 @@ public struct Managed<Value>: ManagedStorage {
             }
             return managedValue(in: object, at: index)
         }
+        @inline(__always)
         set {
             var index = Int(object[keyPath: storageKeyPath].slot) - 1
             if index < 0 {
@@ -187,7 +192,7 @@ extension ManagedObject {
     @usableFromInline
     final func setManagedValue<Value>(_ newValue: Value, at index: Int) {
         let property = entity.properties[index]
-        if entity.layout.slots[index].kind.match(Value.self) != .mismatch {
+        if Self.slotMatch(Value.self, entity.layout.slots[index].kind) != .mismatch {
             // `Value` is the slot's own type or its optional: written in place, nothing to
             // convert or check.
             try? fireFaultIfNeeded()
@@ -195,12 +200,12 @@ extension ManagedObject {
             if observationState == nil {
                 // The old value is boxed only for the undo manager, the one user of the reversal.
                 let old: Any? = changeRecordingDepth == 0 && context?.undoManager != nil ? values[index] : nil
-                _ = values.setValue(newValue, at: index)
+                storeMatching(newValue, at: index)
                 completeChange(of: property, reversal: .value(old))
                 return
             }
             willChangeValue(forKey: property.name)
-            _ = values.setValue(newValue, at: index)
+            storeMatching(newValue, at: index)
             didChangeValue(forKey: property.name)
             return
         }
@@ -244,6 +249,87 @@ extension ManagedObject {
         didChangeValue(forKey: property.name)
     }
 
+    /// Stores `value` at `index`, whose slot's type `Value` is, or the optional of, through the
+    /// slot's concrete type: `PropertyValues.setValue(_:at:)` does the same through `Value?`,
+    /// whose metadata this unspecialized generic code would look up on every write.
+    private final func storeMatching<Value>(_ value: Value, at index: Int) {
+        let stored = values.withUniqueSlots { slots, base -> Bool in
+            let slot = slots[index]
+            let match = Self.slotMatch(Value.self, slot.kind)
+            return withUnsafePointer(to: value) { source in
+                let source = UnsafeRawPointer(source), target = base + slot.offset
+                switch slot.kind {
+                case .int16: return Self.assign(Int16.self, from: source, match, to: target)
+                case .int32: return Self.assign(Int32.self, from: source, match, to: target)
+                case .int64: return Self.assign(Int64.self, from: source, match, to: target)
+                case .double: return Self.assign(Double.self, from: source, match, to: target)
+                case .float: return Self.assign(Float.self, from: source, match, to: target)
+                case .boolean: return Self.assign(Bool.self, from: source, match, to: target)
+                case .date: return Self.assign(Date.self, from: source, match, to: target)
+                case .decimal: return Self.assign(Decimal.self, from: source, match, to: target)
+                case .uuid: return Self.assign(UUID.self, from: source, match, to: target)
+                case .string: return Self.assign(String.self, from: source, match, to: target)
+                case .data: return Self.assign(Data.self, from: source, match, to: target)
+                case .url: return Self.assign(URL.self, from: source, match, to: target)
+                case .object, .any: return false
+                }
+            }
+        }
+        // Another layout than the entity's (never made today): the general path.
+        if !stored { storeThroughOptional(value, at: index) }
+    }
+
+    /// `PropertyValues.setValue(_:at:)`, out of line: inlined, its request for `Value?`'s
+    /// metadata is hoisted to the start of `storeMatching`, and made on every write.
+    @inline(never)
+    private final func storeThroughOptional<Value>(_ value: Value, at index: Int) {
+        _ = values.setValue(value, at: index)
+    }
+
+    /// How `Value` relates to the type of a slot of `kind`: what `PropertySlotKind.match(_:)`
+    /// tells, with the optionals' metatypes looked up once for the process instead of on
+    /// every call (`T?.self` in generic code asks the runtime's metadata cache each time).
+    @inline(__always)
+    static func slotMatch<Value>(_: Value.Type, _ kind: PropertySlotKind) -> SlotMatch {
+        @inline(__always)
+        func compare<T>(_: T.Type, _ optional: ObjectIdentifier) -> SlotMatch {
+            if Value.self == T.self { return .exact }
+            if ObjectIdentifier(Value.self) == optional { return .optional }
+            return .mismatch
+        }
+        switch kind {
+        case .int16: return compare(Int16.self, OptionalSlotTypes.int16)
+        case .int32: return compare(Int32.self, OptionalSlotTypes.int32)
+        case .int64:
+            let match = compare(Int64.self, OptionalSlotTypes.int64)
+            // `Int` and `Int64` (and their optionals) share one representation on 64-bit platforms.
+            if case .mismatch = match, MemoryLayout<Int>.size == MemoryLayout<Int64>.size { return compare(Int.self, OptionalSlotTypes.int) }
+            return match
+        case .double: return compare(Double.self, OptionalSlotTypes.double)
+        case .float: return compare(Float.self, OptionalSlotTypes.float)
+        case .boolean: return compare(Bool.self, OptionalSlotTypes.boolean)
+        case .date: return compare(Date.self, OptionalSlotTypes.date)
+        case .decimal: return compare(Decimal.self, OptionalSlotTypes.decimal)
+        case .uuid: return compare(UUID.self, OptionalSlotTypes.uuid)
+        case .string: return compare(String.self, OptionalSlotTypes.string)
+        case .data: return compare(Data.self, OptionalSlotTypes.data)
+        case .url: return compare(URL.self, OptionalSlotTypes.url)
+        case .object, .any: return .mismatch
+        }
+    }
+
+    /// Assigns the `T` (`match` exact) or `T?` (`match` optional) at `source` to the `T?` slot
+    /// at `target`; false, with nothing written, when `match` is a mismatch.
+    @inline(__always)
+    private static func assign<T>(_: T.Type, from source: UnsafeRawPointer, _ match: SlotMatch, to target: UnsafeMutableRawPointer) -> Bool {
+        switch match {
+        case .exact: target.assumingMemoryBound(to: T?.self).pointee = source.load(as: T.self)
+        case .optional: target.assumingMemoryBound(to: T?.self).pointee = source.load(as: T?.self)
+        case .mismatch: return false
+        }
+        return true
+    }
+
     /// Sets a to-one relationship (whose slot holds an object) of an object nobody observes:
     /// `setUnobservedValue(_:of:)` with the slot read and written typed, without boxes.
     private final func setUnobservedToOne(_ object: ManagedObject, of relationship: RelationshipDescription) {
@@ -251,7 +337,12 @@ extension ManagedObject {
         let old = values.load(ManagedObject.self, at: index)
         values.store(object, at: index)
         if old === object { return }
-        completeRelationshipChange(relationship, added: [object], removed: old.map { [$0] } ?? [], reversal: .value(old))
+        // `completeRelationshipChange` without its arrays of one object.
+        if inverseMaintenanceDepth == 0, let inverse = relationship.inverseRelationship {
+            if let old { Self.unlink(old, through: inverse, from: self) }
+            Self.link(object, through: inverse, to: self)
+        }
+        completeChange(of: relationship, reversal: .value(old))
     }
 
     /// Sets a modeled value of an object nobody observes: what `willChangeValue`, the store
@@ -278,6 +369,23 @@ extension ManagedObject {
         completeRelationshipChange(
             relationship, added: newObject.map { [$0] } ?? [], removed: oldObject.map { [$0] } ?? [], reversal: .value(old))
     }
+}
+
+/// The metatypes of the optionals of the slots' types, as identifiers, made once.
+private enum OptionalSlotTypes {
+    static let int16 = ObjectIdentifier(Int16?.self)
+    static let int32 = ObjectIdentifier(Int32?.self)
+    static let int64 = ObjectIdentifier(Int64?.self)
+    static let int = ObjectIdentifier(Int?.self)
+    static let double = ObjectIdentifier(Double?.self)
+    static let float = ObjectIdentifier(Float?.self)
+    static let boolean = ObjectIdentifier(Bool?.self)
+    static let date = ObjectIdentifier(Date?.self)
+    static let decimal = ObjectIdentifier(Decimal?.self)
+    static let uuid = ObjectIdentifier(UUID?.self)
+    static let string = ObjectIdentifier(String?.self)
+    static let data = ObjectIdentifier(Data?.self)
+    static let url = ObjectIdentifier(URL?.self)
 }
 
 /// Lets generic code see through `Optional`, so that a nil `Value?` is stored as nil.

@@ -201,17 +201,23 @@ extension ManagedObject {
     private final func insertUnobserved(_ object: ManagedObject, into relationship: RelationshipDescription) -> Bool {
         let index = relationship.index
         guard !relationship.isOrdered, observationState == nil, values.kind(at: index) == .any,
-              !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), for: relationship),
-              var set = values[index] as? Set<ManagedObject>
+              !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), for: relationship)
         else { return false }
-        // The slot lets go of the set while it changes, so that it is not copied.
-        values[index] = nil
-        let inserted = set.insert(object).inserted
-        values[index] = set
+        // The `Any?` slot edited in place, without boxing through the subscript.
+        let outcome = values.withUniqueSlots { slots, base -> Bool? in
+            let slot = (base + slots[index].offset).assumingMemoryBound(to: Any?.self)
+            guard var set = slot.pointee as? Set<ManagedObject> else { return nil }
+            // The slot lets go of the set while it changes, so that it is not copied.
+            slot.pointee = nil
+            let inserted = set.insert(object).inserted
+            slot.pointee = set
+            return inserted
+        }
+        guard let inserted = outcome else { return false }
         guard inserted else { return true }
-        inverseMaintenanceDepth += 1
-        defer { inverseMaintenanceDepth -= 1 }
-        completeRelationshipChange(relationship, added: [object], removed: [], reversal: .toMany(added: [object], removed: []))
+        // What `completeRelationshipChange` does with the inverse maintained: records the change
+        // (the arrays of the reversal are made only for an undo manager).
+        completeChange(of: relationship, reversal: .toMany(added: [object], removed: []))
         return true
     }
 

@@ -389,4 +389,11 @@ package struct ManagedObjectFlags: OptionSet {
     package static let awokeFromInsert = ManagedObjectFlags(rawValue: 1 << 4)
     /// The object's record could not be found when its fault fired.
     package static let unfulfillable = ManagedObjectFlags(rawValue: 1 << 5)
+    /// The object is in its context's `unannouncedInserted`: a change to it needs no entry in
+    /// `unannouncedUpdated`, which the announcement would take out again.
+    package static let insertionUnannounced = ManagedObjectFlags(rawValue: 1 << 6)
+    /// The object changed while `insertionUnannounced`: should it leave `unannouncedInserted`
+    /// other than by being announced, it joins `unannouncedUpdated`, where the change would
+    /// have put it.
+    package static let changedWhileInsertionUnannounced = ManagedObjectFlags(rawValue: 1 << 7)
 }

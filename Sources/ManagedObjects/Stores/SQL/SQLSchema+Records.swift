@@ -15,6 +15,21 @@ extension SQLSchema {
 }
 
 extension SQLSchema.EntityMapping {
+    /// Whether a new `record` relates any object through a relationship kept beyond its row
+    /// (a join table, or an ordered one-to-many's positions): when not, inserting it writes
+    /// nothing but its row, and `relationshipWrites(of:)` need not be built.
+    func hasRelationshipWrites(of record: StoreRecord) -> Bool {
+        guard writesRelationships else { return false }
+        for index in storage.indices where index < record.values.count {
+            switch storage[index] {
+            case .toManyByJoin, .toManyByInverse(_, _, _?): break
+            default: continue
+            }
+            if case .toMany(let ids) = record.values[index], !ids.isEmpty { return true }
+        }
+        return false
+    }
+
     /// The to-many relationships of `record` a save writes beyond its row (join-table rows, or
     /// the positions of an ordered one-to-many), each with the related IDs. Relationships the
     /// record leaves out (not read since it was) are skipped, so their rows keep what they have.

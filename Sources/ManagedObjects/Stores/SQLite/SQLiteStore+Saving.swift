@@ -44,8 +44,26 @@ extension SQLiteStore {
         // frees may be taken by an insert of the same save.
         try write(changes.updated, inserting: false, connection)
         try write(changes.inserted, inserting: true, connection)
-        for record in changes.inserted { try writeRelationships(of: record, isNew: true, connection) }
-        for record in changes.updated { try writeRelationships(of: record, isNew: false, connection) }
+        try writeRelationships(of: changes.inserted, isNew: true, connection)
+        try writeRelationships(of: changes.updated, isNew: false, connection)
+    }
+
+    /// Writes the relationships of `records` beyond their rows, looking each entity's mapping
+    /// up once per run of records of that entity, and skipping without building anything the
+    /// records with nothing to write: an entity without join tables or ordered one-to-many
+    /// relationships, or a new record that relates no object through them.
+    private func writeRelationships(of records: [StoreRecord], isNew: Bool, _ connection: SQLiteConnection) throws {
+        var entity: EntityDescription?
+        var mapping: SQLSchema.EntityMapping?
+        for record in records {
+            if record.objectID.entity !== entity {
+                entity = record.objectID.entity
+                mapping = schema.entities[record.objectID.entity.name]
+            }
+            // No mapping: the per-record path throws the error.
+            if let mapping, !mapping.writesRelationships || (isNew && !mapping.hasRelationshipWrites(of: record)) { continue }
+            try writeRelationships(of: record, isNew: isNew, connection)
+        }
     }
 
     private func checkVersions(_ changes: SaveChanges, reported: [ManagedObjectID: Int64?], _ connection: SQLiteConnection) throws {
@@ -75,6 +93,11 @@ extension SQLiteStore {
             while end < records.endIndex && records[end].objectID.entity.name == name { end += 1 }
             let (mapping, _) = try mapping(of: records[start].objectID)
             let statement = try connection.cachedStatement(inserting ? mapping.insertSQL : mapping.updateSQL)
+            // Every parameter is bound for every row, so the bindings need no clearing between
+            // rows: one reset before the group, one after each row (keeping its bindings), and
+            // one clearing them after the group.
+            statement.reset()
+            defer { statement.reset() }
             for record in records[start..<end] {
                 try write(record, mapping: mapping, statement: statement, inserting: inserting)
             }
@@ -89,8 +112,7 @@ extension SQLiteStore {
         guard record.objectID.storeIdentifier == identifier, let key = record.objectID.primaryKey else {
             throw PersistenceError(.saveFailed, message: "\(record.objectID) is not an object ID of this store", objectID: record.objectID)
         }
-        statement.reset()
-        defer { statement.reset() }
+        defer { statement.resetKeepingBindings() }
         var parameter: Int32
         if inserting {
             try statement.bind(key, at: 1)
@@ -104,7 +126,12 @@ extension SQLiteStore {
         for column in mapping.writtenColumns {
             let value = column.index < record.values.count ? record.values[column.index] : .null
             if column.isEntityColumn {
-                if case .toOne(let target?) = value { try statement.bind(target.entity.name, at: parameter) }
+                if case .toOne(let target?) = value {
+                    try statement.bind(target.entity.name, at: parameter)
+                } else {
+                    // Bound even when NULL: the row before's bindings are kept (see `write(_:inserting:_:)`).
+                    try statement.bind(.null, at: parameter)
+                }
             } else {
                 let sqlite = Self.sqliteValue(value)
                 // SQLite stores NaN as NULL: the value would come back as nil (or, in a required
