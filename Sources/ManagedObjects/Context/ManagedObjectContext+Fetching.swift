@@ -215,14 +215,27 @@ extension ManagedObjectContext {
         var seen = Set<ObjectIdentifier>()
         // One store gives each record once; objects seen twice are possible only across stores.
         let mayRepeat = persistentStoreCoordinator.persistentStores.count > 1
-        for result in try sourceFetchResults(storeRequest) {
-            appliedPredicate = appliedPredicate && result.appliedPredicate
-            appliedOrder = appliedOrder && result.appliedSortAndLimit
-            registered.reserveCapacity(registered.count + result.records.count)
-            objects.reserveCapacity(objects.count + result.records.count)
-            for record in result.records {
-                let object = registeredObject(for: record, read: read, loaded: !request.returnsObjectsAsFaults)
-                if !mayRepeat || seen.insert(ObjectIdentifier(object)).inserted { objects.append(object) }
+        if chain.parentStore == nil, persistentStoreCoordinator.persistentStores.count == 1,
+           let store = persistentStoreCoordinator.persistentStores.first as? any TypedRowReading {
+            // One store that decodes its rows into the objects' storage: each row's object is
+            // registered as it is read. Objects are fired once the store is done (firing runs
+            // `awakeFromFetch`, which may read the store).
+            var sink = FetchRowSink(context: self, read: read, loaded: !request.returnsObjectsAsFaults)
+            let applied = try store.readFetchRows(storeRequest, into: &sink)
+            appliedPredicate = appliedPredicate && applied.appliedPredicate
+            appliedOrder = appliedOrder && applied.appliedSortAndLimit
+            objects = sink.objects
+            for object in sink.toFire { try? object.fireFault() }
+        } else {
+            for result in try sourceFetchResults(storeRequest) {
+                appliedPredicate = appliedPredicate && result.appliedPredicate
+                appliedOrder = appliedOrder && result.appliedSortAndLimit
+                registered.reserveCapacity(registered.count + result.records.count)
+                objects.reserveCapacity(objects.count + result.records.count)
+                for record in result.records {
+                    let object = registeredObject(for: record, read: read, loaded: !request.returnsObjectsAsFaults)
+                    if !mayRepeat || seen.insert(ObjectIdentifier(object)).inserted { objects.append(object) }
+                }
             }
         }
         if pending && !mayRepeat { seen = Set(objects.lazy.map(ObjectIdentifier.init)) }
@@ -462,6 +475,12 @@ extension ManagedObjectContext {
         for (_, objects) in byStore {
             guard let store = persistentStoreCoordinator.store(for: objects[0].objectID) else { continue }
             let read = persistentStoreCoordinator.savedRecords.read()
+            if let store = store as? any TypedRowReading {
+                // Decoded by the store straight into each fault's row.
+                var sink = FaultBatchRowSink(context: self, faults: objects, read: read)
+                try store.readFaultRows(for: objects.map(\.objectID), into: &sink)
+                continue
+            }
             let records = try store.faultRecords(for: objects.map(\.objectID))
             for object in objects {
                 if let record = records[object.objectID] { setFetchedRow(record, read: read, of: object) }

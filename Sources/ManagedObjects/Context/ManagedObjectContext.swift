@@ -282,14 +282,14 @@ public final class ManagedObjectContext {
         if row.hasBuffer {
             // Its version is already in `snapshotVersion` (see `setFetchedRow`).
             object.values = row
+        } else if let store = typedRowStore(for: id) {
+            // Decoded by the store straight into the object's storage.
+            var sink = FaultRowSink(context: self, object: object)
+            guard try store.readFaultRow(for: id, into: &sink), let row = sink.row.take() else { throw recordGone(of: object) }
+            object.values = row.values
+            object.snapshotVersion = row.version
         } else {
-            guard let record = try sourceFaultRecord(for: id) else {
-                object.flags.insert(.unfulfillable)
-                metUnfulfillableFault = true
-                throw PersistenceError(
-                    .objectNotFound, message: "the record of \(id.entity.name) \(id) no longer exists (deleted by another context?)",
-                    objectID: id)
-            }
+            guard let record = try sourceFaultRecord(for: id) else { throw recordGone(of: object) }
             object.values = try objectValues(from: record, of: object)
             object.snapshotVersion = record.version
         }
@@ -300,19 +300,23 @@ public final class ManagedObjectContext {
         object.changeRecordingDepth -= 1
     }
 
+    /// Marks the fault `object`, whose record is gone, as unfulfillable, and returns the error
+    /// firing it throws.
+    private func recordGone(of object: ManagedObject) -> PersistenceError {
+        let id = object.objectID
+        object.flags.insert(.unfulfillable)
+        metUnfulfillableFault = true
+        return PersistenceError(
+            .objectNotFound, message: "the record of \(id.entity.name) \(id) no longer exists (deleted by another context?)", objectID: id)
+    }
+
     /// Gives the fault `object` the row `record`, read at `read`, decoded into its entity's
     /// layout (to-one relationships as registered objects or new faults, to-many ones the
     /// record leaves out as relationship faults), for firing to adopt. A row that does not
     /// decode leaves the fault without one: firing then reads the store and reports the error.
     func setFetchedRow(_ record: StoreRecord, read: RowRead, of object: ManagedObject) {
-        guard let row = try? objectValues(from: record, of: object) else {
-            object.fetchedRow = PropertyValues()
-            object.cachedRecordRead = nil
-            return
-        }
-        object.fetchedRow = row
-        object.snapshotVersion = record.version
-        object.cachedRecordRead = read
+        guard let row = try? objectValues(from: record, of: object) else { return dropFetchedRow(of: object) }
+        setFetchedRow(row, version: record.version, read: read, of: object)
     }
 
     /// Whether a row of `id` read at `read` may still be used: no save through the

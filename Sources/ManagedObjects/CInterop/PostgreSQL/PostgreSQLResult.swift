@@ -66,8 +66,12 @@ final class PostgreSQLResult {
     /// The value's bytes as the server wrote them (text, or the type's binary form); nil for
     /// NULL. Reading numbers and `bytea` this way costs no `String`.
     func withBytes<Result>(_ row: Int32, _ column: Int32, _ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
-        guard !isNull(row, column), let value = PQgetvalue(handle, row, column) else { return try body(nil) }
+        guard row >= 0, row < rowCount, column >= 0, column < columnCount, let value = PQgetvalue(handle, row, column) else {
+            return try body(nil)
+        }
         let length = Int(PQgetlength(handle, row, column))
+        // libpq gives NULL as an empty value: only an empty one needs asking which it is.
+        if length <= 0 && PQgetisnull(handle, row, column) != 0 { return try body(nil) }
         return try body(UnsafeRawBufferPointer(start: value, count: max(length, 0)))
     }
 

@@ -73,7 +73,7 @@ extension PostgreSQLStore {
     /// The IDs among those a read by ID is given that this store gave, grouped by table and
     /// keyed by primary key: one dictionary lookup by entity name per run of IDs of one entity
     /// (not per ID), and integer keys to match the rows with.
-    private struct IDsByTable {
+    struct IDsByTable {
         /// Per table, its keys in the order given and the ID asked for each.
         var tables: [(table: String, keys: [Int64], ids: [Int64: ManagedObjectID])] = []
         /// IDs whose key another ID of the same table had already (the same row asked for
@@ -249,21 +249,49 @@ extension PostgreSQLStore {
         _ connection: PostgreSQLConnection, table: String, from: String? = nil, where condition: String,
         bindings: [PostgreSQLParameter], orderAndLimit: String = "", ownerColumn: String? = nil
     ) throws -> (records: [StoreRecord], owners: [Int64]) {
-        guard let select = schema.selectLists[table] else { return ([], []) }
+        var records: [StoreRecord] = []
+        var owners: [Int64] = []
+        try forEachRow(
+            connection, table: table, from: from, where: condition, bindings: bindings, orderAndLimit: orderAndLimit,
+            ownerColumn: ownerColumn
+        ) { reader, row in
+            if records.isEmpty { records.reserveCapacity(Int(reader.result.rowCount)) }
+            var values = RecordRowValues(count: row.entity.properties.count)
+            let objectID = try reader.decode(row, into: &values)
+            records.append(
+                StoreRecord(objectID: objectID, version: row.version, values: values.values, omittedRelationships: row.entity.toManyIndexes))
+            if ownerColumn != nil {
+                guard let owner = reader.result.int64(row.index, reader.result.columnCount - 1) else {
+                    throw PersistenceError(.operationFailed, message: "a related row of \(table) has no owner key", sql: reader.sql)
+                }
+                owners.append(owner)
+            }
+        }
+        return (records, owners)
+    }
+
+    /// Runs the query of the rows of `table` (selected `from` it, or a join with it) matching
+    /// `condition`, and calls `body` with each row whose key, version and entity it checked;
+    /// `body` decodes the row's values with ``RowReader/decode(_:into:)``.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed`` for a row without a positive key or
+    ///   version, or naming an entity the model does not have or whose records are in another
+    ///   table; what `body` throws.
+    func forEachRow(
+        _ connection: PostgreSQLConnection, table: String, from: String? = nil, where condition: String,
+        bindings: [PostgreSQLParameter], orderAndLimit: String = "", ownerColumn: String? = nil,
+        _ body: (RowReader, CheckedRow) throws -> Void
+    ) throws {
+        guard let select = schema.selectLists[table] else { return }
         let sql = "SELECT \(select.sql)" + (ownerColumn.map { ", " + $0 } ?? "") + " FROM \(from ?? table)"
             + (condition.isEmpty ? "" : " WHERE " + condition) + orderAndLimit
         let result = try connection.run(sql, bindings, resultFormat: .binary)
-        var records: [StoreRecord] = []
-        records.reserveCapacity(Int(result.rowCount))
-        var owners: [Int64] = []
-        let ownerPosition = result.columnCount - 1
+        let reader = RowReader(store: self, result: result, table: table, sql: sql)
         // The entity of the last row and how its properties are read (not the whole mapping: a
         // copy of it per row would retain each of its arrays).
         var last: EntityDescription?
         var reads: [SQLSchema.Read] = []
         var entities: [String: (EntityDescription, SQLSchema.EntityMapping)] = [:]
-        // The store's interned identity, looked up once: each row's IDs then cost no lookup.
-        let store = ManagedObjectID.Key.permanent(storeIdentifier: identifier, primaryKey: 0).store
         for row in 0..<result.rowCount {
             guard let key = result.int64(row, 0), key > 0 else {
                 throw PersistenceError(.operationFailed, message: "a row of \(table) has no positive Z_PK", sql: sql)
@@ -291,47 +319,93 @@ extension PostgreSQLStore {
                 reads = mapping.reads
             }
             guard let entity = last else { continue }
-            let objectID = ManagedObjectID(entity: entity, key: ManagedObjectID.Key(store: store, number: key))
-            var values = [StoreValue](repeating: .null, count: entity.properties.count)
-            for read in reads {
+            try body(reader, CheckedRow(index: row, entity: entity, reads: reads, key: key, version: version))
+        }
+    }
+
+    /// A row of a result whose key, version and entity ``forEachRow(_:table:from:where:bindings:orderAndLimit:ownerColumn:_:)`` checked.
+    struct CheckedRow {
+        /// The row's position in the result.
+        let index: Int32
+        /// The row's entity (its `Z_ENT`) and how its properties read from the row.
+        let entity: EntityDescription
+        let reads: [SQLSchema.Read]
+        /// The row's key (`Z_PK`) and version (`Z_OPT`).
+        let key: Int64
+        let version: Int64
+    }
+
+    /// Decodes the rows of one result: the one implementation of the rules a row's values must
+    /// follow, whether they become a record or an object's typed storage.
+    struct RowReader {
+        let store: PostgreSQLStore
+        let result: PostgreSQLResult
+        let table: String
+        let sql: String
+        /// The store's interned identity, looked up once: each row's IDs then cost no lookup.
+        let storeAddress: UInt
+
+        init(store: PostgreSQLStore, result: PostgreSQLResult, table: String, sql: String) {
+            self.store = store
+            self.result = result
+            self.table = table
+            self.sql = sql
+            storeAddress = ManagedObjectID.Key.permanent(storeIdentifier: store.identifier, primaryKey: 0).store
+        }
+
+        /// The ID of a record of `entity` with `key` in this store.
+        func objectID(_ entity: EntityDescription, _ key: Int64) -> ManagedObjectID {
+            ManagedObjectID(entity: entity, key: ManagedObjectID.Key(store: storeAddress, number: key))
+        }
+
+        /// Decodes the values of `row` into `values`, NULL columns skipped; returns the row's
+        /// object ID.
+        ///
+        /// - Throws: ``PersistenceError/Code/operationFailed`` for NULL in a required
+        ///   attribute, a value of another type or range than its attribute's, or a to-one
+        ///   relationship naming an entity that is not its destination's kind.
+        func decode(_ row: CheckedRow, into values: inout some DecodedRowValues) throws -> ManagedObjectID {
+            let entity = row.entity, key = row.key, index = row.index
+            let objectID = objectID(entity, key)
+            for read in row.reads {
                 switch read {
-                case .attribute(let index, let position, let decoding, let isRequired):
-                    if result.isNull(row, position) {
-                        guard !isRequired else { throw refusal(result, row, position, objectID: objectID, index: index, table: table) }
-                        continue
+                case .attribute(let property, let position, let decoding, let isRequired):
+                    // The value is read first; only a column that gives none is asked whether it
+                    // is NULL (one look at the column for the usual, non-NULL value).
+                    if let value = PostgreSQLStore.decode(result, index, position, as: decoding) {
+                        if case .null = value {
+                            // A type the store keeps no column for.
+                            if isRequired && result.isNull(index, position) {
+                                throw store.refusal(result, index, position, objectID: objectID, index: property, table: table)
+                            }
+                            continue
+                        }
+                        values.attribute(value, at: property)
+                    } else if !result.isNull(index, position) || isRequired {
+                        throw store.refusal(result, index, position, objectID: objectID, index: property, table: table)
                     }
-                    guard let value = Self.decode(result, row, position, as: decoding) else {
-                        throw refusal(result, row, position, objectID: objectID, index: index, table: table)
-                    }
-                    values[index] = value
-                case .toOne(let index, let position, let entityPosition, let destination):
-                    guard let targetKey = result.int64(row, position) else { continue }
+                case .toOne(let property, let position, let entityPosition, let destination):
+                    guard let targetKey = result.int64(index, position) else { continue }
                     var target = destination
-                    if let entityPosition, !result.isNull(row, entityPosition), !result.textEquals(row, entityPosition, destination.name) {
-                        let targetName = result.text(row, entityPosition) ?? ""
-                        guard let named = model.entity(named: targetName), named.isKindOf(entity: destination) else {
+                    if let entityPosition, !result.isNull(index, entityPosition),
+                       !result.textEquals(index, entityPosition, destination.name) {
+                        let targetName = result.text(index, entityPosition) ?? ""
+                        guard let named = store.model.entity(named: targetName), named.isKindOf(entity: destination) else {
                             throw PersistenceError(
                                 .operationFailed,
                                 message: "the record \(key) of \(entity.name) in \(table) names the entity \(targetName) in "
-                                    + "\(entity.name).\(entity.properties[index].name), which is not \(destination.name) or one of its subentities",
+                                    + "\(entity.name).\(entity.properties[property].name), which is not \(destination.name) or one of its subentities",
                                 objectID: objectID, sql: sql)
                         }
                         target = named
                     }
-                    values[index] = .toOne(ManagedObjectID(entity: target, key: ManagedObjectID.Key(store: store, number: targetKey)))
-                case .toMany(let index):
-                    values[index] = .toMany([])
+                    values.toOne(self.objectID(target, targetKey), at: property)
+                case .toMany(let property):
+                    values.toMany(at: property)
                 }
             }
-            records.append(StoreRecord(objectID: objectID, version: version, values: values, omittedRelationships: entity.toManyIndexes))
-            if ownerColumn != nil {
-                guard let owner = result.int64(row, ownerPosition) else {
-                    throw PersistenceError(.operationFailed, message: "a related row of \(table) has no owner key", sql: sql)
-                }
-                owners.append(owner)
-            }
+            return objectID
         }
-        return (records, owners)
     }
 
     /// Reads the rows of `table` matching `condition` into records, then (with `readsToMany`)
@@ -364,7 +438,7 @@ extension PostgreSQLStore {
 
     /// The error for a row whose column at `position` breaks the attribute at `index`: NULL in
     /// a required attribute, or a value outside the attribute's type.
-    private func refusal(
+    fileprivate func refusal(
         _ result: PostgreSQLResult, _ row: Int32, _ position: Int32, objectID: ManagedObjectID, index: Int, table: String
     ) -> PersistenceError {
         let property = objectID.entity.properties[index]

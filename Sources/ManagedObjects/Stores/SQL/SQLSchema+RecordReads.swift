@@ -42,6 +42,33 @@ extension SQLSchema {
         for objectIDs: [ManagedObjectID], storeIdentifier: String, chunkSize: Int = .max,
         read: (_ table: String, _ keys: ArraySlice<Int64>) throws -> [StoreRecord]
     ) rethrows -> [ManagedObjectID: StoreRecord] {
+        var found: [ManagedObjectID: StoreRecord] = [:]
+        found.reserveCapacity(objectIDs.count)
+        // Only where a table's IDs name several entities: a row's record is wanted when an ID
+        // names it with its own entity.
+        var wanted: Set<ManagedObjectID>?
+        try forEachKeyChunk(of: objectIDs, storeIdentifier: storeIdentifier, chunkSize: chunkSize) { table, keys, entity in
+            for record in try read(table, keys) {
+                // Records of another entity than the IDs' (a row whose entity is not the ID's) are left out.
+                if let entity {
+                    guard record.objectID.entity === entity || record.objectID.entity.name == entity.name else { continue }
+                } else {
+                    if wanted == nil { wanted = Set(objectIDs) }
+                    guard wanted?.contains(record.objectID) == true else { continue }
+                }
+                found[record.objectID] = record
+            }
+        }
+        return found
+    }
+
+    /// Calls `body` with the keys of the IDs among `objectIDs` that the store
+    /// `storeIdentifier` gave, grouped by table (tables in name order), `chunkSize` keys at a
+    /// time at most, with the one entity the table's IDs name (nil when they name several).
+    func forEachKeyChunk(
+        of objectIDs: [ManagedObjectID], storeIdentifier: String, chunkSize: Int = .max,
+        _ body: (_ table: String, _ keys: ArraySlice<Int64>, _ entity: EntityDescription?) throws -> Void
+    ) rethrows {
         // The IDs of one batch are usually of one entity: the last entity's table is kept at
         // hand, and keys are gathered in a run per table (one dictionary access per run, not
         // per ID), with the one entity each table's IDs name (nil once they name several).
@@ -72,30 +99,15 @@ extension SQLSchema {
             run = (mapping.table, id.entity, [id.key.number])
         }
         closeRun()
-        var found: [ManagedObjectID: StoreRecord] = [:]
-        found.reserveCapacity(objectIDs.count)
-        // Only where a table's IDs name several entities: a row's record is wanted when an ID
-        // names it with its own entity.
-        var wanted: Set<ManagedObjectID>?
         let size = max(1, chunkSize)
         for (table, (keys, entity)) in keysByTable.sorted(by: { $0.key < $1.key }) {
             var start = 0
             while start < keys.count {
                 let end = keys.count - start > size ? start + size : keys.count
-                for record in try read(table, keys[start..<end]) {
-                    // Records of another entity than the IDs' (a row whose entity is not the ID's) are left out.
-                    if let entity {
-                        guard record.objectID.entity === entity || record.objectID.entity.name == entity.name else { continue }
-                    } else {
-                        if wanted == nil { wanted = Set(objectIDs) }
-                        guard wanted?.contains(record.objectID) == true else { continue }
-                    }
-                    found[record.objectID] = record
-                }
+                try body(table, keys[start..<end], entity)
                 start = end
             }
         }
-        return found
     }
 
     /// What prefetching `relationship`, a to-many relationship of `owners`, reads: `read` is

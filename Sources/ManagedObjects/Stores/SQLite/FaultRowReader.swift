@@ -37,13 +37,28 @@ final class FaultRowReader {
     /// - Throws: ``SQLiteError`` when the statement fails, ``PersistenceError`` when the row
     ///   holds a value the store refuses to read.
     func read(key: Int64, store: SQLiteStore) throws -> StoreRecord? {
+        try withRow(key: key) {
+            var record = try store.decodeRow(statement, entity: storeEntity, reads: reads, table: table)
+            record.omittedRelationships = storeEntity.toManyIndexes
+            return record
+        }
+    }
+
+    /// Decodes the row of the record `key` into `sink` (see ``TypedRowReading``); false when
+    /// there is none (or it is of another entity).
+    ///
+    /// - Throws: What ``read(key:store:)`` throws, and what the sink throws.
+    func read(key: Int64, store: SQLiteStore, into sink: inout some TypedRowSink) throws -> Bool {
+        try withRow(key: key) { try store.decodeRow(statement, entity: storeEntity, reads: reads, table: table, into: &sink) } != nil
+    }
+
+    /// Runs `body` on the row of the record `key`, when there is one of this entity.
+    private func withRow<Result>(key: Int64, _ body: () throws -> Result) throws -> Result? {
         // Reset after each read (ending its read transaction), never before: the statement is
         // always left reset.
         defer { statement.resetKeepingBindings() }
         try statement.bind(key, at: 1)
         guard try statement.step(), statement.textEquals(entityName, at: 1) else { return nil }
-        var record = try store.decodeRow(statement, entity: storeEntity, reads: reads, table: table)
-        record.omittedRelationships = storeEntity.toManyIndexes
-        return record
+        return try body()
     }
 }

@@ -135,16 +135,17 @@ extension SQLiteStore {
         guard objectID.key.store == identityAddress else { return nil }
         let key = objectID.key.number, entity = objectID.entity
         return try withConnection(.operationFailed) { state in
-            let reader: FaultRowReader
-            if let known = state.faultReaders[ObjectIdentifier(entity)] {
-                reader = known
-            } else {
-                guard let made = try makeFaultRowReader(for: entity, state.connection) else { return nil }
-                state.faultReaders[ObjectIdentifier(entity)] = made
-                reader = made
-            }
-            return try reader.read(key: key, store: self)
+            try faultRowReader(for: entity, &state)?.read(key: key, store: self)
         }
+    }
+
+    /// The reader of `entity`'s fault rows, made on its first fault; nil for an entity this
+    /// store has no table for.
+    func faultRowReader(for entity: EntityDescription, _ state: inout State) throws -> FaultRowReader? {
+        if let known = state.faultReaders[ObjectIdentifier(entity)] { return known }
+        guard let made = try makeFaultRowReader(for: entity, state.connection) else { return nil }
+        state.faultReaders[ObjectIdentifier(entity)] = made
+        return made
     }
 
     /// The reader of `entity`'s fault rows; nil for an entity this store has no table for.
@@ -314,7 +315,31 @@ extension SQLiteStore {
         _ connection: SQLiteConnection, table: String, from: String? = nil, where condition: @autoclosure () -> String,
         bindings: [SQLiteValue], orderAndLimit: String = "", ownerColumn: String? = nil, cacheKey: SQLiteConnection.StatementKey? = nil
     ) throws -> (records: [StoreRecord], owners: [Int64]) {
-        guard let select = schema.selectLists[table] else { return ([], []) }
+        var records: [StoreRecord] = []
+        var owners: [Int64] = []
+        var kinds = EntityLookup()
+        // The to-many relationships each entity's records leave out, worked out once per entity.
+        try forEachSelectedRow(
+            connection, table: table, from: from, where: condition(), bindings: bindings, orderAndLimit: orderAndLimit,
+            ownerColumn: ownerColumn, cacheKey: cacheKey
+        ) { row in
+            var record = try decodeRow(row, table: table, kinds: &kinds)
+            record.omittedRelationships = record.objectID.entity.toManyIndexes
+            records.append(record)
+            if ownerColumn != nil { owners.append(row.int64(at: row.columnCount - 1)) }
+        }
+        return (records, owners)
+    }
+
+    /// Runs the statement selecting the rows of `table` (selected `from` it, or a join with
+    /// it) matching `condition`, with `ownerColumn` last when given, and calls `body` with each
+    /// row; nothing when the store has no such table.
+    func forEachSelectedRow(
+        _ connection: SQLiteConnection, table: String, from: String? = nil, where condition: @autoclosure () -> String,
+        bindings: [SQLiteValue], orderAndLimit: String = "", ownerColumn: String? = nil, cacheKey: SQLiteConnection.StatementKey? = nil,
+        _ body: (SQLiteStatement) throws -> Void
+    ) throws {
+        guard let select = schema.selectLists[table] else { return }
         func sql() -> String {
             let condition = condition()
             let whereClause = condition.isEmpty ? "" : " WHERE " + condition
@@ -322,17 +347,7 @@ extension SQLiteStore {
         }
         // A statement run once per object is found by its key, without making its SQL.
         let statement = try cacheKey.map { try connection.cachedStatement($0, sql: sql) } ?? connection.cachedStatement(sql())
-        var records: [StoreRecord] = []
-        var owners: [Int64] = []
-        var kinds = EntityLookup()
-        // The to-many relationships each entity's records leave out, worked out once per entity.
-        try statement.forEachRow(bindings) { row in
-            var record = try decodeRow(row, table: table, kinds: &kinds)
-            record.omittedRelationships = record.objectID.entity.toManyIndexes
-            records.append(record)
-            if ownerColumn != nil { owners.append(row.int64(at: row.columnCount - 1)) }
-        }
-        return (records, owners)
+        try statement.forEachRow(bindings, body)
     }
 
     /// Reads the rows of `table` whose keys are bound from `keys` (a condition with a
@@ -342,17 +357,27 @@ extension SQLiteStore {
         _ connection: SQLiteConnection, table: String, where condition: @autoclosure () -> String, keys: ArraySlice<Int64>,
         cacheKey: SQLiteConnection.StatementKey
     ) throws -> [StoreRecord] {
-        guard let select = schema.selectLists[table] else { return [] }
-        let statement = try connection.cachedStatement(cacheKey) { "SELECT \(select.sql) FROM \(table) WHERE " + condition() }
         var records: [StoreRecord] = []
         records.reserveCapacity(keys.count)
         var kinds = EntityLookup()
-        try statement.forEachRow(keys: keys) { row in
+        try forEachKeyedRow(connection, table: table, where: condition(), keys: keys, cacheKey: cacheKey) { row in
             var record = try decodeRow(row, table: table, kinds: &kinds)
             record.omittedRelationships = record.objectID.entity.toManyIndexes
             records.append(record)
         }
         return records
+    }
+
+    /// Runs the statement selecting the rows of `table` whose keys are bound from `keys` (a
+    /// condition with a placeholder per key) and calls `body` with each row; nothing when the
+    /// store has no such table.
+    func forEachKeyedRow(
+        _ connection: SQLiteConnection, table: String, where condition: @autoclosure () -> String, keys: ArraySlice<Int64>,
+        cacheKey: SQLiteConnection.StatementKey, _ body: (SQLiteStatement) throws -> Void
+    ) throws {
+        guard let select = schema.selectLists[table] else { return }
+        let statement = try connection.cachedStatement(cacheKey) { "SELECT \(select.sql) FROM \(table) WHERE " + condition() }
+        try statement.forEachRow(keys: keys, body)
     }
 
     /// Reads the rows of `table` matching `condition` into records, then (with `readsToMany`)
@@ -472,42 +497,64 @@ extension SQLiteStore {
 
     /// One row as a record (to-many relationships still empty).
     func decodeRow(_ row: SQLiteStatement, table: String, kinds: inout EntityLookup) throws -> StoreRecord {
-        let entity: EntityDescription, reads: [SQLSchema.Read]
-        if let last = kinds.last, row.textEquals(last.utf8, at: 1) {
-            (entity, reads) = (last.entity, last.reads)
-        } else {
-            // The key first: a row whose key is damaged is refused for that, whatever it names.
-            guard let key = row.key(at: 0) else { throw badKey(row, table: table) }
-            let name = row.text(at: 1)
-            if !kinds.all.isEmpty, let known = kinds.all[name] {
-                (entity, reads) = (known.0, known.1.reads)
-            } else {
-                guard let found = model.entity(named: name), let foundMapping = schema.entities[name] else {
-                    throw PersistenceError(
-                        .operationFailed, message: "row \(key) of \(table) names an entity the model does not have: \(name)", sql: row.sql)
-                }
-                // Another table's entity: its columns are not these (read, they would be another record's values).
-                guard foundMapping.table == table else {
-                    throw PersistenceError(
-                        .operationFailed, message: "the record \(key) in \(table) names the entity \(name), whose records are in \(foundMapping.table)",
-                        sql: row.sql)
-                }
-                (entity, reads) = (found, foundMapping.reads)
-                // Rows of one entity (most fetches) need only `last`: the table of entities is
-                // kept once a second one appears.
-                if let last = kinds.last, kinds.all.isEmpty, let lastMapping = schema.entities[last.name] {
-                    kinds.all[last.name] = (last.entity, lastMapping)
-                }
-                if kinds.last != nil { kinds.all[name] = (found, foundMapping) }
-            }
-            kinds.last = (name, Array(name.utf8), entity, reads)
-        }
+        let (entity, reads) = try rowEntity(row, table: table, kinds: &kinds)
         return try decodeRow(row, entity: entity, reads: reads, table: table)
+    }
+
+    /// The entity of a row of `table` (named by its `Z_ENT`) and how its columns read.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed`` for a damaged key, an entity the
+    ///   model does not have, or one whose records are in another table.
+    func rowEntity(_ row: SQLiteStatement, table: String, kinds: inout EntityLookup) throws -> (EntityDescription, [SQLSchema.Read]) {
+        if let last = kinds.last, row.textEquals(last.utf8, at: 1) { return (last.entity, last.reads) }
+        let entity: EntityDescription, reads: [SQLSchema.Read]
+        // The key first: a row whose key is damaged is refused for that, whatever it names.
+        guard let key = row.key(at: 0) else { throw badKey(row, table: table) }
+        let name = row.text(at: 1)
+        if !kinds.all.isEmpty, let known = kinds.all[name] {
+            (entity, reads) = (known.0, known.1.reads)
+        } else {
+            guard let found = model.entity(named: name), let foundMapping = schema.entities[name] else {
+                throw PersistenceError(
+                    .operationFailed, message: "row \(key) of \(table) names an entity the model does not have: \(name)", sql: row.sql)
+            }
+            // Another table's entity: its columns are not these (read, they would be another record's values).
+            guard foundMapping.table == table else {
+                throw PersistenceError(
+                    .operationFailed, message: "the record \(key) in \(table) names the entity \(name), whose records are in \(foundMapping.table)",
+                    sql: row.sql)
+            }
+            (entity, reads) = (found, foundMapping.reads)
+            // Rows of one entity (most fetches) need only `last`: the table of entities is
+            // kept once a second one appears.
+            if let last = kinds.last, kinds.all.isEmpty, let lastMapping = schema.entities[last.name] {
+                kinds.all[last.name] = (last.entity, lastMapping)
+            }
+            if kinds.last != nil { kinds.all[name] = (found, foundMapping) }
+        }
+        kinds.last = (name, Array(name.utf8), entity, reads)
+        return (entity, reads)
     }
 
     /// One row of a record of `entity`, whose columns read as `reads`, as a record (to-many
     /// relationships still empty).
     func decodeRow(_ row: SQLiteStatement, entity: EntityDescription, reads: [SQLSchema.Read], table: String) throws -> StoreRecord {
+        var values = RecordRowValues(count: entity.properties.count)
+        let (key, version) = try decodeRow(row, entity: entity, reads: reads, table: table, into: &values)
+        return StoreRecord(objectID: objectID(entity, key), version: version, values: values.values)
+    }
+
+    /// Checks and decodes one row of a record of `entity`, whose columns read as `reads`,
+    /// handing each value that is not NULL to `values`: the one implementation of the rules a
+    /// row must follow, whether it becomes a record or an object's typed storage. Returns the
+    /// row's key and version.
+    ///
+    /// - Throws: ``PersistenceError/Code/operationFailed`` for a damaged key or version, NULL
+    ///   in a required attribute, a value of another type or range than its attribute's, or a
+    ///   to-one relationship's column that holds no key of its destination.
+    func decodeRow<Values: DecodedRowValues>(
+        _ row: SQLiteStatement, entity: EntityDescription, reads: [SQLSchema.Read], table: String, into values: inout Values
+    ) throws -> (key: Int64, version: Int64) {
         guard let key = row.key(at: 0) else { throw badKey(row, table: table) }
         let version = row.int64(at: 2)
         // SQLite would read text as 0 and a huge real as Int64.max, which the next save writes back.
@@ -518,7 +565,6 @@ extension SQLiteStore {
                     + "not a positive integer",
                 sql: row.sql)
         }
-        var values = [StoreValue](repeating: .null, count: entity.properties.count)
         for read in reads {
             switch read {
             case .attribute(let index, let position, let decoding, let isRequired):
@@ -530,7 +576,7 @@ extension SQLiteStore {
                 guard let value = decode(row, at: position, storage, as: decoding) else {
                     throw refusal(row, at: position, entity: entity, index: index, key: key, table: table)
                 }
-                values[index] = value
+                values.attribute(value, at: index)
             case .toOne(let index, let position, let entityPosition, let destination):
                 guard !row.isNull(at: position) else { continue }
                 let target: EntityDescription
@@ -555,12 +601,12 @@ extension SQLiteStore {
                             + "\(entity.name).\(entity.properties[index].name), which is not a primary key of \(destination.name)",
                         objectID: objectID(entity, key), sql: row.sql)
                 }
-                values[index] = .toOne(objectID(target, targetKey))
+                values.toOne(objectID(target, targetKey), at: index)
             case .toMany(let index):
-                values[index] = .toMany([])
+                values.toMany(at: index)
             }
         }
-        return StoreRecord(objectID: objectID(entity, key), version: version, values: values)
+        return (key, version)
     }
 
     /// The error for a row of `table` whose `Z_PK` is not a positive integer.

@@ -1,0 +1,188 @@
+import Foundation
+
+// Rows a store decodes straight into objects' storage (see `TypedRowReading`): the sinks the
+// context hands the store for a fault, a batch of faults and a fetch, and what they share.
+
+extension ManagedObjectContext {
+    /// The store that decodes `id`'s rows into objects' storage, when this context reads
+    /// from it directly (not through a parent context) and it can; nil otherwise.
+    func typedRowStore(for id: ManagedObjectID) -> (any TypedRowReading)? {
+        guard chain.parentStore == nil else { return nil }
+        return persistentStoreCoordinator.store(for: id) as? any TypedRowReading
+    }
+
+    /// Gives the fault `object` the row `values` of version `version`, read at `read`, for
+    /// firing to adopt.
+    func setFetchedRow(_ values: PropertyValues, version: Int64, read: RowRead, of object: ManagedObject) {
+        object.fetchedRow = values
+        object.snapshotVersion = version
+        object.cachedRecordRead = read
+    }
+
+    /// Leaves the fault `object` without a fetched row: firing then reads the store.
+    func dropFetchedRow(of object: ManagedObject) {
+        object.fetchedRow = PropertyValues()
+        object.cachedRecordRead = nil
+    }
+}
+
+/// What a store's decoded row lacks before an object can hold it: its to-many relationships
+/// as relationship faults (read when first used), its transient properties' initial values.
+/// Worked out once per entity met.
+struct FetchedRowCompletion {
+    private var entity: EntityDescription?
+    private var fills: [(index: Int, isTransient: Bool, isOrdered: Bool)] = []
+
+    /// Fills the to-many and transient slots of `values`, a row of `entity`, for `object`.
+    mutating func complete(_ values: inout PropertyValues, of entity: EntityDescription, for object: ManagedObject) {
+        if self.entity !== entity {
+            self.entity = entity
+            let isToMany = entity.isToManyByIndex
+            fills = entity.properties.indices.compactMap { index in
+                let property = entity.properties[index]
+                guard property.isTransient || isToMany[index] else { return nil }
+                return (index, property.isTransient, (property as? RelationshipDescription)?.isOrdered ?? false)
+            }
+        }
+        for fill in fills {
+            values[fill.index] = fill.isTransient
+                ? entity.initialValues[fill.index] : RelationshipFault(unreadFor: object, isOrdered: fill.isOrdered)
+        }
+    }
+}
+
+/// The sink of one fault fired on its own: it keeps the fault's row, completed; a value that
+/// does not convert throws, as reading the record does.
+struct FaultRowSink: TypedRowSink {
+    let context: ManagedObjectContext
+    /// The fault.
+    let object: ManagedObject
+    /// The row received, with its version.
+    var row: (values: PropertyValues, version: Int64)?
+
+    init(context: ManagedObjectContext, object: ManagedObject) {
+        self.context = context
+        self.object = object
+    }
+
+    func relatedObject(for id: ManagedObjectID) -> ManagedObject { context.object(with: id) }
+
+    func storeConverted(
+        _ value: StoreValue, for property: PropertyDescription, kind: PropertySlotKind, into values: inout PropertyValues,
+        of id: ManagedObjectID
+    ) throws {
+        try context.storeObjectValue(value, for: property, kind: kind, into: &values, of: id)
+    }
+
+    mutating func receiveRow(_ id: ManagedObjectID, version: Int64, values: consuming PropertyValues) {
+        var completion = FetchedRowCompletion()
+        completion.complete(&values, of: id.entity, for: object)
+        row = (values, version)
+    }
+}
+
+/// What the sinks of batches and fetches share: a row with a value that does not convert
+/// leaves its fault without one (firing then reads the store and reports it), any other is
+/// completed and held by the fault until it fires.
+struct FetchedRowAdoption {
+    let context: ManagedObjectContext
+    let read: RowRead
+    private var completion = FetchedRowCompletion()
+    private var conversionFailed = false
+
+    init(context: ManagedObjectContext, read: RowRead) {
+        self.context = context
+        self.read = read
+    }
+
+    mutating func storeConverted(
+        _ value: StoreValue, for property: PropertyDescription, kind: PropertySlotKind, into values: inout PropertyValues,
+        of id: ManagedObjectID
+    ) {
+        guard !conversionFailed else { return }
+        do {
+            try context.storeObjectValue(value, for: property, kind: kind, into: &values, of: id)
+        } catch {
+            conversionFailed = true
+        }
+    }
+
+    /// Gives the fault `object` the row of `id` (or no row, when a value did not convert).
+    mutating func adopt(_ values: consuming PropertyValues, of id: ManagedObjectID, version: Int64, by object: ManagedObject) {
+        defer { conversionFailed = false }
+        guard !conversionFailed else { return context.dropFetchedRow(of: object) }
+        // Completed in place: the store handed over its only reference to the buffer.
+        completion.complete(&values, of: id.entity, for: object)
+        context.setFetchedRow(values, version: version, read: read, of: object)
+    }
+
+    /// Forgets the row received (no object takes it).
+    mutating func skip() { conversionFailed = false }
+}
+
+/// A sink whose rows faults adopt (see `FetchedRowAdoption`).
+protocol AdoptingRowSink: TypedRowSink {
+    var adoption: FetchedRowAdoption { get set }
+}
+
+extension AdoptingRowSink {
+    func relatedObject(for id: ManagedObjectID) -> ManagedObject { adoption.context.object(with: id) }
+
+    mutating func storeConverted(
+        _ value: StoreValue, for property: PropertyDescription, kind: PropertySlotKind, into values: inout PropertyValues,
+        of id: ManagedObjectID
+    ) {
+        adoption.storeConverted(value, for: property, kind: kind, into: &values, of: id)
+    }
+}
+
+/// The sink of a batch of faults: each fault asked for takes its row (see
+/// `FetchedRowAdoption`); rows of other IDs are ignored.
+struct FaultBatchRowSink: AdoptingRowSink {
+    /// The faults by ID.
+    let faults: [ManagedObjectID: ManagedObject]
+    var adoption: FetchedRowAdoption
+
+    init(context: ManagedObjectContext, faults: [ManagedObject], read: RowRead) {
+        self.faults = Dictionary(faults.lazy.map { ($0.objectID, $0) }, uniquingKeysWith: { first, _ in first })
+        adoption = FetchedRowAdoption(context: context, read: read)
+    }
+
+    mutating func receiveRow(_ id: ManagedObjectID, version: Int64, values: consuming PropertyValues) {
+        guard let object = faults[id] else { return adoption.skip() }
+        adoption.adopt(values, of: id, version: version, by: object)
+    }
+}
+
+/// The sink of a fetch: each row's object registered in one pass, in the order of the rows.
+/// A registered fault takes the fresher row, a loaded object keeps its values (and any
+/// changes); a new object is a fault holding its row (see `FetchedRowAdoption`), to be fired
+/// (`toFire`) when the request wants loaded objects.
+struct FetchRowSink: AdoptingRowSink {
+    /// Whether the request wants loaded objects.
+    let loaded: Bool
+    /// The objects of the rows, in order.
+    var objects: [ManagedObject] = []
+    /// The new objects to fire once the store is done.
+    var toFire: [ManagedObject] = []
+    var adoption: FetchedRowAdoption
+
+    init(context: ManagedObjectContext, read: RowRead, loaded: Bool) {
+        adoption = FetchedRowAdoption(context: context, read: read)
+        self.loaded = loaded
+    }
+
+    mutating func receiveRow(_ id: ManagedObjectID, version: Int64, values: consuming PropertyValues) {
+        let context = adoption.context
+        if let object = context.registered[id] {
+            objects.append(object)
+            guard object.isFault else { return adoption.skip() }
+            adoption.adopt(values, of: id, version: version, by: object)
+        } else {
+            let object = context.makeFault(for: id)
+            objects.append(object)
+            if loaded { toFire.append(object) }
+            adoption.adopt(values, of: id, version: version, by: object)
+        }
+    }
+}
