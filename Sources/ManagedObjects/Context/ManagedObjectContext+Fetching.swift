@@ -216,7 +216,7 @@ extension ManagedObjectContext {
         // One store gives each record once; objects seen twice are possible only across stores.
         let mayRepeat = persistentStoreCoordinator.persistentStores.count > 1
         if chain.parentStore == nil, persistentStoreCoordinator.persistentStores.count == 1,
-           let store = persistentStoreCoordinator.persistentStores.first as? any TypedRowReading {
+           let store = TypedRowStore(persistentStoreCoordinator.persistentStores.first) {
             // One store that decodes its rows into the objects' storage: each row's object is
             // registered as it is read. Objects are fired once the store is done (firing runs
             // `awakeFromFetch`, which may read the store).
@@ -475,7 +475,7 @@ extension ManagedObjectContext {
         for (_, objects) in byStore {
             guard let store = persistentStoreCoordinator.store(for: objects[0].objectID) else { continue }
             let read = persistentStoreCoordinator.savedRecords.read()
-            if let store = store as? any TypedRowReading {
+            if let store = TypedRowStore(store) {
                 // Decoded by the store straight into each fault's row.
                 var sink = FaultBatchRowSink(context: self, faults: objects, read: read)
                 try store.readFaultRows(for: objects.map(\.objectID), into: &sink)

@@ -6,9 +6,9 @@ import Foundation
 extension ManagedObjectContext {
     /// The store that decodes `id`'s rows into objects' storage, when this context reads
     /// from it directly (not through a parent context) and it can; nil otherwise.
-    func typedRowStore(for id: ManagedObjectID) -> (any TypedRowReading)? {
+    func typedRowStore(for id: ManagedObjectID) -> TypedRowStore? {
         guard chain.parentStore == nil else { return nil }
-        return persistentStoreCoordinator.store(for: id) as? any TypedRowReading
+        return TypedRowStore(persistentStoreCoordinator.store(for: id))
     }
 
     /// Gives the fault `object` the row `values` of version `version`, read at `read`, for
@@ -26,28 +26,82 @@ extension ManagedObjectContext {
     }
 }
 
+/// A store that decodes rows into objects' storage, held as its own type when it is the
+/// SQLite store: called on that type, its decoding is specialized for each sink (through the
+/// protocol, it runs generic, each value through a witness table).
+enum TypedRowStore {
+    case sqlite(SQLiteStore)
+    case other(any TypedRowReading)
+
+    /// `store` when it decodes rows into objects' storage; nil otherwise.
+    init?(_ store: (any PersistentStore)?) {
+        if let sqlite = store as? SQLiteStore {
+            self = .sqlite(sqlite)
+        } else if let other = store as? any TypedRowReading {
+            self = .other(other)
+        } else {
+            return nil
+        }
+    }
+
+    /// See ``TypedRowReading/readFaultRow(for:into:)``.
+    func readFaultRow(for objectID: ManagedObjectID, into sink: inout some TypedRowSink) throws -> Bool {
+        switch self {
+        case .sqlite(let store): try store.readFaultRow(for: objectID, into: &sink)
+        case .other(let store): try store.readFaultRow(for: objectID, into: &sink)
+        }
+    }
+
+    /// See ``TypedRowReading/readFaultRows(for:into:)``.
+    func readFaultRows(for objectIDs: [ManagedObjectID], into sink: inout some TypedRowSink) throws {
+        switch self {
+        case .sqlite(let store): try store.readFaultRows(for: objectIDs, into: &sink)
+        case .other(let store): try store.readFaultRows(for: objectIDs, into: &sink)
+        }
+    }
+
+    /// See ``TypedRowReading/readFetchRows(_:into:)``.
+    func readFetchRows(
+        _ request: StoreFetchRequest, into sink: inout some TypedRowSink
+    ) throws -> (appliedPredicate: Bool, appliedSortAndLimit: Bool) {
+        switch self {
+        case .sqlite(let store): try store.readFetchRows(request, into: &sink)
+        case .other(let store): try store.readFetchRows(request, into: &sink)
+        }
+    }
+}
+
 /// What a store's decoded row lacks before an object can hold it: its to-many relationships
 /// as relationship faults (read when first used), its transient properties' initial values.
-/// Worked out once per entity met.
+/// The indexes to fill are worked out once per entity met.
 struct FetchedRowCompletion {
     private var entity: EntityDescription?
-    private var fills: [(index: Int, isTransient: Bool, isOrdered: Bool)] = []
+    private var indexes: [Int] = []
 
     /// Fills the to-many and transient slots of `values`, a row of `entity`, for `object`.
     mutating func complete(_ values: inout PropertyValues, of entity: EntityDescription, for object: ManagedObject) {
         if self.entity !== entity {
             self.entity = entity
             let isToMany = entity.isToManyByIndex
-            fills = entity.properties.indices.compactMap { index in
-                let property = entity.properties[index]
-                guard property.isTransient || isToMany[index] else { return nil }
-                return (index, property.isTransient, (property as? RelationshipDescription)?.isOrdered ?? false)
-            }
+            indexes = entity.properties.indices.filter { isToMany[$0] || entity.properties[$0].isTransient }
         }
-        for fill in fills {
-            values[fill.index] = fill.isTransient
-                ? entity.initialValues[fill.index] : RelationshipFault(unreadFor: object, isOrdered: fill.isOrdered)
+        for index in indexes { Self.fill(&values, at: index, of: entity, for: object) }
+    }
+
+    /// Fills the to-many and transient slots of `values`, a row of `entity`, for `object`,
+    /// for one row: without keeping the indexes.
+    static func completeOne(_ values: inout PropertyValues, of entity: EntityDescription, for object: ManagedObject) {
+        let isToMany = entity.isToManyByIndex
+        for index in entity.properties.indices where isToMany[index] || entity.properties[index].isTransient {
+            fill(&values, at: index, of: entity, for: object)
         }
+    }
+
+    private static func fill(_ values: inout PropertyValues, at index: Int, of entity: EntityDescription, for object: ManagedObject) {
+        let property = entity.properties[index]
+        values[index] = property.isTransient
+            ? entity.initialValues[index]
+            : RelationshipFault(unreadFor: object, isOrdered: (property as? RelationshipDescription)?.isOrdered ?? false)
     }
 }
 
@@ -75,8 +129,7 @@ struct FaultRowSink: TypedRowSink {
     }
 
     mutating func receiveRow(_ id: ManagedObjectID, version: Int64, values: consuming PropertyValues) {
-        var completion = FetchedRowCompletion()
-        completion.complete(&values, of: id.entity, for: object)
+        FetchedRowCompletion.completeOne(&values, of: id.entity, for: object)
         row = (values, version)
     }
 }

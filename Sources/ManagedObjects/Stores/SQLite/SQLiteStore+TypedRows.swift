@@ -1,16 +1,5 @@
 import Foundation
 
-/// Where ``SQLiteStore/decodeRow(_:entity:reads:table:into:)`` hands the values of a row it
-/// checked: a record's array, or an object's typed storage.
-protocol DecodedRowValues {
-    /// The value of the attribute at `index` (never `.null`: NULL columns are skipped).
-    mutating func attribute(_ value: StoreValue, at index: Int)
-    /// The record the to-one relationship at `index` relates the row to (NULL is skipped).
-    mutating func toOne(_ id: ManagedObjectID, at index: Int)
-    /// The to-many relationship at `index`, whose IDs the row does not hold.
-    mutating func toMany(at index: Int)
-}
-
 /// A row's values as a record holds them.
 struct RecordRowValues: DecodedRowValues {
     var values: [StoreValue]
@@ -20,58 +9,6 @@ struct RecordRowValues: DecodedRowValues {
     mutating func attribute(_ value: StoreValue, at index: Int) { values[index] = value }
     mutating func toOne(_ id: ManagedObjectID, at index: Int) { values[index] = .toOne(id) }
     mutating func toMany(at index: Int) { values[index] = .toMany([]) }
-}
-
-/// A row's values written into the slots of an object's storage (see
-/// ``PropertyValues/withUniqueSlots(_:)``): each slot holds an initialized `T?` of its kind's
-/// type, assigned in place. Values a slot does not take as they are wait in `deferred` for the
-/// sink's conversion, in the order of their indexes.
-struct SlotRowValues<Sink: TypedRowSink>: DecodedRowValues {
-    let slots: ContiguousArray<PropertyLayout.Slot>
-    let base: UnsafeMutableRawPointer
-    let sink: Sink
-    var deferred: [(index: Int, value: StoreValue)] = []
-
-    @inline(__always)
-    private func write<T>(_ value: T, _ slot: UnsafeMutableRawPointer) {
-        slot.assumingMemoryBound(to: T?.self).pointee = value
-    }
-
-    mutating func attribute(_ value: StoreValue, at index: Int) {
-        let slot = base + slots[index].offset
-        // The conversions `ManagedObjectContext.objectValue(_:for:of:)` makes without loss are
-        // made here in place; anything else (a number the narrower type cannot hold, data for a
-        // value transformer, an `Any` slot) takes the context's path.
-        switch (value, slots[index].kind) {
-        case (.integer(let integer), .int64): write(integer, slot)
-        case (.integer(let integer), .int32):
-            if let narrow = Int32(exactly: integer) { write(narrow, slot) } else { deferred.append((index, value)) }
-        case (.integer(let integer), .int16):
-            if let narrow = Int16(exactly: integer) { write(narrow, slot) } else { deferred.append((index, value)) }
-        case (.double(let double), .double): write(double, slot)
-        case (.double(let double), .float):
-            let float = Float(double)
-            if float.isInfinite && double.isFinite { deferred.append((index, value)) } else { write(float, slot) }
-        case (.string(let string), .string): write(string, slot)
-        case (.boolean(let bool), .boolean): write(bool, slot)
-        case (.date(let date), .date): write(date, slot)
-        case (.decimal(let decimal), .decimal): write(decimal, slot)
-        case (.data(let data), .data): write(data, slot)
-        case (.uuid(let uuid), .uuid): write(uuid, slot)
-        case (.uri(let url), .url): write(url, slot)
-        default: deferred.append((index, value))
-        }
-    }
-
-    mutating func toOne(_ id: ManagedObjectID, at index: Int) {
-        // Registers a fault for the related record when none is registered; that touches no
-        // other buffer's slots than the new object's.
-        base.advanced(by: slots[index].offset).assumingMemoryBound(to: ManagedObject?.self).pointee = sink.relatedObject(for: id)
-    }
-
-    mutating func toMany(at index: Int) {
-        // Left nil: the context gives the object a relationship fault.
-    }
 }
 
 extension SQLiteStore: TypedRowReading {
