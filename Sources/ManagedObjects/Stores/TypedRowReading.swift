@@ -74,7 +74,8 @@ protocol DecodedRowValues {
 struct SlotRowValues<Sink: TypedRowSink>: DecodedRowValues {
     let slots: ContiguousArray<PropertyLayout.Slot>
     let base: UnsafeMutableRawPointer
-    let sink: Sink
+    /// The sink, for to-one relationships' objects (valid while the row is decoded).
+    let sink: UnsafeMutablePointer<Sink>
     var deferred: [(index: Int, value: StoreValue)] = []
 
     @inline(__always)
@@ -111,7 +112,7 @@ struct SlotRowValues<Sink: TypedRowSink>: DecodedRowValues {
     mutating func toOne(_ id: ManagedObjectID, at index: Int) {
         // Registers a fault for the related record when none is registered; that touches no
         // other buffer's slots than the new object's.
-        base.advanced(by: slots[index].offset).assumingMemoryBound(to: ManagedObject?.self).pointee = sink.relatedObject(for: id)
+        base.advanced(by: slots[index].offset).assumingMemoryBound(to: ManagedObject?.self).pointee = sink.pointee.relatedObject(for: id)
     }
 
     mutating func toMany(at index: Int) {

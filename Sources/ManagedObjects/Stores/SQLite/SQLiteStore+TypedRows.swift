@@ -78,11 +78,14 @@ extension SQLiteStore: TypedRowReading {
         _ row: SQLiteStatement, entity: EntityDescription, reads: [SQLSchema.Read], table: String, into sink: inout some TypedRowSink
     ) throws {
         var values = PropertyValues(layout: entity.layout)
-        let related = sink
-        let (key, version, deferred) = try values.withUniqueSlots { slots, base in
-            var writer = SlotRowValues(slots: slots, base: base, sink: related)
-            let (key, version) = try decodeRow(row, entity: entity, reads: reads, table: table, into: &writer)
-            return (key, version, writer.deferred)
+        // The writer reaches the sink through a pointer, never a copy: a copy of a sink that
+        // gathers objects would make each row's append copy them all.
+        let (key, version, deferred) = try withUnsafeMutablePointer(to: &sink) { sinkPointer in
+            try values.withUniqueSlots { slots, base in
+                var writer = SlotRowValues(slots: slots, base: base, sink: sinkPointer)
+                let (key, version) = try decodeRow(row, entity: entity, reads: reads, table: table, into: &writer)
+                return (key, version, writer.deferred)
+            }
         }
         let id = objectID(entity, key)
         if !deferred.isEmpty {

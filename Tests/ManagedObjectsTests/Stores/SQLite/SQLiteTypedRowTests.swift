@@ -306,4 +306,43 @@ import Testing
         #expect(shelves.map(\.booksAtAwake) == [2, 0, 3])
         #expect(!reader.hasChanges)
     }
+
+    /// A sink whose rows land in a buffer of its own: the store must never copy it (a copy of a
+    /// sink gathering objects would copy them all at each row, a fetch quadratic in its rows).
+    struct UniqueBufferSink: TypedRowSink {
+        final class Rows { var ids: [ManagedObjectID] = [] }
+        let context: ManagedObjectContext
+        var rows = Rows()
+        var sharedAtSomeRow = false
+
+        func relatedObject(for id: ManagedObjectID) -> ManagedObject { context.object(with: id) }
+
+        func storeConverted(
+            _ value: StoreValue, for property: PropertyDescription, kind: PropertySlotKind, into values: inout PropertyValues,
+            of id: ManagedObjectID
+        ) throws {
+            try context.storeObjectValue(value, for: property, kind: kind, into: &values, of: id)
+        }
+
+        mutating func receiveRow(_ id: ManagedObjectID, version: Int64, values: consuming PropertyValues) {
+            if !isKnownUniquelyReferenced(&rows) { sharedAtSomeRow = true }
+            rows.ids.append(id)
+        }
+    }
+
+    @Test func theStoreNeverCopiesTheSink() throws {
+        let file = try ReadingStore()
+        let context = try file.open()
+        let store = try sqliteStore(of: context)
+        let entity = try #require(file.model.entity(named: "Reading"))
+        var fetched = UniqueBufferSink(context: context)
+        _ = try store.readFetchRows(StoreFetchRequest(entity: entity, includesSubentities: true), into: &fetched)
+        #expect(fetched.rows.ids.count == 3 && !fetched.sharedAtSomeRow)
+        var batch = UniqueBufferSink(context: context)
+        try store.readFaultRows(for: file.readings, into: &batch)
+        #expect(batch.rows.ids.count == 3 && !batch.sharedAtSomeRow)
+        var alone = UniqueBufferSink(context: context)
+        #expect(try store.readFaultRow(for: file.readings[0], into: &alone))
+        #expect(alone.rows.ids.count == 1 && !alone.sharedAtSomeRow)
+    }
 }
