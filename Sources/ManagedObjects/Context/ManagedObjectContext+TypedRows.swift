@@ -27,16 +27,19 @@ extension ManagedObjectContext {
 }
 
 /// A store that decodes rows into objects' storage, held as its own type when it is the
-/// SQLite store: called on that type, its decoding is specialized for each sink (through the
-/// protocol, it runs generic, each value through a witness table).
+/// SQLite or the PostgreSQL store: called on that type, its decoding is specialized for each
+/// sink (through the protocol, it runs generic, each value through a witness table).
 enum TypedRowStore {
     case sqlite(SQLiteStore)
+    case postgreSQL(PostgreSQLStore)
     case other(any TypedRowReading)
 
     /// `store` when it decodes rows into objects' storage; nil otherwise.
     init?(_ store: (any PersistentStore)?) {
         if let sqlite = store as? SQLiteStore {
             self = .sqlite(sqlite)
+        } else if let postgreSQL = store as? PostgreSQLStore {
+            self = .postgreSQL(postgreSQL)
         } else if let other = store as? any TypedRowReading {
             self = .other(other)
         } else {
@@ -48,6 +51,7 @@ enum TypedRowStore {
     func readFaultRow(for objectID: ManagedObjectID, into sink: inout some TypedRowSink) throws -> Bool {
         switch self {
         case .sqlite(let store): try store.readFaultRow(for: objectID, into: &sink)
+        case .postgreSQL(let store): try store.readFaultRow(for: objectID, into: &sink)
         case .other(let store): try store.readFaultRow(for: objectID, into: &sink)
         }
     }
@@ -56,6 +60,7 @@ enum TypedRowStore {
     func readFaultRows(for objectIDs: [ManagedObjectID], into sink: inout some TypedRowSink) throws {
         switch self {
         case .sqlite(let store): try store.readFaultRows(for: objectIDs, into: &sink)
+        case .postgreSQL(let store): try store.readFaultRows(for: objectIDs, into: &sink)
         case .other(let store): try store.readFaultRows(for: objectIDs, into: &sink)
         }
     }
@@ -66,6 +71,7 @@ enum TypedRowStore {
     ) throws -> (appliedPredicate: Bool, appliedSortAndLimit: Bool) {
         switch self {
         case .sqlite(let store): try store.readFetchRows(request, into: &sink)
+        case .postgreSQL(let store): try store.readFetchRows(request, into: &sink)
         case .other(let store): try store.readFetchRows(request, into: &sink)
         }
     }

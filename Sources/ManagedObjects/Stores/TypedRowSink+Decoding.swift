@@ -7,15 +7,19 @@ extension TypedRowSink {
     /// through ``storeConverted(_:for:kind:into:of:)``, in the order of their indexes.
     ///
     /// - Throws: What `decode` and the sink throw.
+    @inline(__always)
     mutating func receiveDecodedRow(
         of entity: EntityDescription, _ decode: (inout SlotRowValues<Self>) throws -> (id: ManagedObjectID, version: Int64)
     ) throws {
         var values = PropertyValues(layout: entity.layout)
-        let related = self
-        let (row, deferred) = try values.withUniqueSlots { slots, base in
-            var writer = SlotRowValues(slots: slots, base: base, sink: related)
-            let row = try decode(&writer)
-            return (row, writer.deferred)
+        // The writer reaches the sink through a pointer, never a copy: a copy of a sink that
+        // gathers objects would make each row's append copy them all.
+        let (row, deferred) = try withUnsafeMutablePointer(to: &self) { sink in
+            try values.withUniqueSlots { slots, base in
+                var writer = SlotRowValues(slots: slots, base: base, sink: sink)
+                let row = try decode(&writer)
+                return (row, writer.deferred)
+            }
         }
         if !deferred.isEmpty {
             let slots = entity.layout.slots

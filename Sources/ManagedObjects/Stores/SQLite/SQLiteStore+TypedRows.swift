@@ -77,23 +77,9 @@ extension SQLiteStore: TypedRowReading {
     func decodeRow(
         _ row: SQLiteStatement, entity: EntityDescription, reads: [SQLSchema.Read], table: String, into sink: inout some TypedRowSink
     ) throws {
-        var values = PropertyValues(layout: entity.layout)
-        // The writer reaches the sink through a pointer, never a copy: a copy of a sink that
-        // gathers objects would make each row's append copy them all.
-        let (key, version, deferred) = try withUnsafeMutablePointer(to: &sink) { sinkPointer in
-            try values.withUniqueSlots { slots, base in
-                var writer = SlotRowValues(slots: slots, base: base, sink: sinkPointer)
-                let (key, version) = try decodeRow(row, entity: entity, reads: reads, table: table, into: &writer)
-                return (key, version, writer.deferred)
-            }
+        try sink.receiveDecodedRow(of: entity) { writer in
+            let (key, version) = try decodeRow(row, entity: entity, reads: reads, table: table, into: &writer)
+            return (objectID(entity, key), version)
         }
-        let id = objectID(entity, key)
-        if !deferred.isEmpty {
-            let slots = entity.layout.slots
-            for (index, value) in deferred.sorted(by: { $0.index < $1.index }) {
-                try sink.storeConverted(value, for: entity.properties[index], kind: slots[index].kind, into: &values, of: id)
-            }
-        }
-        try sink.receiveRow(id, version: version, values: consume values)
     }
 }

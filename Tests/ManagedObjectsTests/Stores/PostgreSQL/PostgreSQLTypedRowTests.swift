@@ -54,17 +54,8 @@ extension PostgreSQLTests {
             entity.properties.map { property in "\(property.name): " + (values[property.index].map { "\(type(of: $0)) \($0)" } ?? "nil") }
         }
 
-        /// What a test compares of an error: its code, message, key, object ID and SQL.
-        private func summary(_ body: () throws -> Void) -> String {
-            do {
-                try body()
-                return "no error"
-            } catch let error as PersistenceError {
-                return "\(error.code) \(error.message) key: \(error.key ?? "-") id: \(error.objectID.map { "\($0)" } ?? "-") sql: \(error.sql ?? "-")"
-            } catch {
-                return "\(error)"
-            }
-        }
+        /// What a test compares of an error (see `SQLiteTypedRowTests.summary(_:)`).
+        private func summary(_ body: () throws -> Void) -> String { SQLiteTypedRowTests.summary(body) }
 
         @Test func rowsDecodeIntoTheValuesTheRecordPathGives() throws {
             let file = try EverythingStore()

@@ -26,7 +26,7 @@ import Testing
     }
 
     /// What a test compares of an error: everything but the underlying SQLite error.
-    private func summary(_ body: () throws -> Void) -> String {
+    static func summary(_ body: () throws -> Void) -> String {
         do {
             try body()
             return "no error"
@@ -108,25 +108,25 @@ import Testing
         let entity = try #require(file.model.entity(named: "Reading"))
         let request = StoreFetchRequest(entity: entity, includesSubentities: true)
 
-        let fault = summary { _ = try store.faultRecord(for: id) }
+        let fault = Self.summary { _ = try store.faultRecord(for: id) }
         #expect(fault.hasPrefix("\(PersistenceError.Code.operationFailed)"), "\(fault)")
-        #expect(summary { var sink = KeepingSink(context: context); _ = try store.readFaultRow(for: id, into: &sink) } == fault)
-        let batch = summary { _ = try store.faultRecords(for: file.readings) }
+        #expect(Self.summary { var sink = KeepingSink(context: context); _ = try store.readFaultRow(for: id, into: &sink) } == fault)
+        let batch = Self.summary { _ = try store.faultRecords(for: file.readings) }
         #expect(batch.hasPrefix("\(PersistenceError.Code.operationFailed)"), "\(batch)")
-        #expect(summary { var sink = KeepingSink(context: context); try store.readFaultRows(for: file.readings, into: &sink) } == batch)
-        let fetch = summary { _ = try store.fetch(request) }
+        #expect(Self.summary { var sink = KeepingSink(context: context); try store.readFaultRows(for: file.readings, into: &sink) } == batch)
+        let fetch = Self.summary { _ = try store.fetch(request) }
         #expect(fetch.hasPrefix("\(PersistenceError.Code.operationFailed)"), "\(fetch)")
-        #expect(summary { var sink = KeepingSink(context: context); _ = try store.readFetchRows(request, into: &sink) } == fetch)
+        #expect(Self.summary { var sink = KeepingSink(context: context); _ = try store.readFetchRows(request, into: &sink) } == fetch)
 
         // Through a context: the fault fired alone throws it; the batch's damaged fault alone.
-        #expect(summary { try context.object(with: id).fireFault() } == fault)
-        #expect(summary { _ = try context.fetch(FetchRequest<TestReading>(entityName: "Reading")) } == fetch)
+        #expect(Self.summary { try context.object(with: id).fireFault() } == fault)
+        #expect(Self.summary { _ = try context.fetch(FetchRequest<TestReading>(entityName: "Reading")) } == fetch)
         let batchContext = try file.open()
         var batched = FetchRequest<TestReading>(entityName: "Reading", predicate: try KeyValuePredicate(format: "label != nil"))
         batched.fetchBatchSize = 10
         let objects = try batchContext.fetch(batched)
         let damaged = try #require(objects.first { $0.objectID == id })
-        #expect(summary { try damaged.fireFault() } == fault)
+        #expect(Self.summary { try damaged.fireFault() } == fault)
         #expect(damaged.isFault)
         #expect(objects.filter { $0.objectID != id }.map(\.label).sorted() == ["r0", "r2"])
     }
