@@ -111,9 +111,27 @@ struct FetchedRowCompletion {
     }
 }
 
+/// A sink that resolves to-one IDs and converts values through its context, as reading a
+/// record does (a value that does not convert throws).
+protocol ContextRowSink: TypedRowSink {
+    /// The context whose objects the rows' relationships hold.
+    var context: ManagedObjectContext { get }
+}
+
+extension ContextRowSink {
+    func relatedObject(for id: ManagedObjectID) -> ManagedObject { context.object(with: id) }
+
+    func storeConverted(
+        _ value: StoreValue, for property: PropertyDescription, kind: PropertySlotKind, into values: inout PropertyValues,
+        of id: ManagedObjectID
+    ) throws {
+        try context.storeObjectValue(value, for: property, kind: kind, into: &values, of: id)
+    }
+}
+
 /// The sink of one fault fired on its own: it keeps the fault's row, completed; a value that
 /// does not convert throws, as reading the record does.
-struct FaultRowSink: TypedRowSink {
+struct FaultRowSink: ContextRowSink {
     let context: ManagedObjectContext
     /// The fault.
     let object: ManagedObject
@@ -123,15 +141,6 @@ struct FaultRowSink: TypedRowSink {
     init(context: ManagedObjectContext, object: ManagedObject) {
         self.context = context
         self.object = object
-    }
-
-    func relatedObject(for id: ManagedObjectID) -> ManagedObject { context.object(with: id) }
-
-    func storeConverted(
-        _ value: StoreValue, for property: PropertyDescription, kind: PropertySlotKind, into values: inout PropertyValues,
-        of id: ManagedObjectID
-    ) throws {
-        try context.storeObjectValue(value, for: property, kind: kind, into: &values, of: id)
     }
 
     mutating func receiveRow(_ id: ManagedObjectID, version: Int64, values: consuming PropertyValues) {

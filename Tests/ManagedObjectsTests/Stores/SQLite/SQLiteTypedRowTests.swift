@@ -7,18 +7,9 @@ import Testing
 /// the values, the refusals of a damaged row and their errors are those of the record path.
 @Suite struct SQLiteTypedRowTests {
     /// A sink that keeps each row, as the context's would, resolving to-one IDs with `context`.
-    struct KeepingSink: TypedRowSink {
+    struct KeepingSink: ContextRowSink {
         let context: ManagedObjectContext
         var rows: [(id: ManagedObjectID, version: Int64, values: PropertyValues)] = []
-
-        func relatedObject(for id: ManagedObjectID) -> ManagedObject { context.object(with: id) }
-
-        func storeConverted(
-            _ value: StoreValue, for property: PropertyDescription, kind: PropertySlotKind, into values: inout PropertyValues,
-            of id: ManagedObjectID
-        ) throws {
-            try context.storeObjectValue(value, for: property, kind: kind, into: &values, of: id)
-        }
 
         mutating func receiveRow(_ id: ManagedObjectID, version: Int64, values: consuming PropertyValues) {
             rows.append((id, version, values))
@@ -309,20 +300,11 @@ import Testing
 
     /// A sink whose rows land in a buffer of its own: the store must never copy it (a copy of a
     /// sink gathering objects would copy them all at each row, a fetch quadratic in its rows).
-    struct UniqueBufferSink: TypedRowSink {
+    struct UniqueBufferSink: ContextRowSink {
         final class Rows { var ids: [ManagedObjectID] = [] }
         let context: ManagedObjectContext
         var rows = Rows()
         var sharedAtSomeRow = false
-
-        func relatedObject(for id: ManagedObjectID) -> ManagedObject { context.object(with: id) }
-
-        func storeConverted(
-            _ value: StoreValue, for property: PropertyDescription, kind: PropertySlotKind, into values: inout PropertyValues,
-            of id: ManagedObjectID
-        ) throws {
-            try context.storeObjectValue(value, for: property, kind: kind, into: &values, of: id)
-        }
 
         mutating func receiveRow(_ id: ManagedObjectID, version: Int64, values: consuming PropertyValues) {
             if !isKnownUniquelyReferenced(&rows) { sharedAtSomeRow = true }
