@@ -32,6 +32,13 @@ import Testing
         try #require(context.persistentStoreCoordinator.persistentStores.first as? SQLiteStore)
     }
 
+    /// A new context on a new coordinator of `model` with the SQLite store in `directory`.
+    private static func context(of model: ManagedObjectModel, storeIn directory: TemporaryDirectory) throws -> ManagedObjectContext {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: directory.file())
+        return ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+    }
+
     /// A value as a test compares it.
     private func describe(_ value: Any?) -> String {
         guard let value else { return "nil" }
@@ -199,11 +206,7 @@ import Testing
         }
         let entity = try #require(model.entity(named: "Box"))
         let directory = try TemporaryDirectory()
-        func open() throws -> ManagedObjectContext {
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-            try coordinator.addPersistentStore(type: .sqlite, at: directory.file())
-            return ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-        }
+        func open() throws -> ManagedObjectContext { try Self.context(of: model, storeIn: directory) }
         let writer = try open()
         var boxes: [ManagedObject] = []
         for index in 0..<3 {
@@ -272,11 +275,7 @@ import Testing
             }
         }
         let directory = try TemporaryDirectory()
-        func open() throws -> ManagedObjectContext {
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-            try coordinator.addPersistentStore(type: .sqlite, at: directory.file())
-            return ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-        }
+        func open() throws -> ManagedObjectContext { try Self.context(of: model, storeIn: directory) }
         let writer = try open()
         for (index, count) in [2, 0, 3].enumerated() {
             let shelf = Shelf(context: writer)
