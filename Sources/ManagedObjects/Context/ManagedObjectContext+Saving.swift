@@ -174,16 +174,40 @@ extension ManagedObjectContext {
         }
 
         var changes = SaveChanges()
-        changes.inserted.reserveCapacity(insertedObjects.count)
         outcome.permanentIDs.reserveCapacity(insertedObjects.count)
         var overrides = PrimitiveAccessorOverrides()
+        // A store that writes rows from the objects' storage gets the objects whose class has
+        // no primitive accessors of its own and whose attributes all have typed slots: the
+        // others are read through their accessors or value transformers, into records, here
+        // rather than while the store writes (with its lock held, in its transaction).
+        let rowWriter = store as? any InsertedRowWriting
+        var typedAttributes = TypedAttributeEntities()
+        var rowObjects: [ManagedObject] = [], rowIDs: [ManagedObjectID] = []
+        if rowWriter != nil {
+            rowObjects.reserveCapacity(insertedObjects.count)
+            rowIDs.reserveCapacity(insertedObjects.count)
+        } else {
+            changes.inserted.reserveCapacity(insertedObjects.count)
+        }
         for object in insertedObjects {
             try checkSavable(object)
             let objectID = id(of: object)
-            let values = try storeValues(of: object, ids: id, overrides: overrides.of(object)).values
-            changes.inserted.append(StoreRecord(objectID: objectID, version: 1, values: values))
             outcome.permanentIDs.append(objectID)
+            let objectOverrides = overrides.of(object)
+            if rowWriter != nil && !overrides.hasAny && typedAttributes.of(object.entity) {
+                // The record would have failed on a dangling to-many reference: so does the row.
+                try checkToManyTargets(of: object, ids: id)
+                rowObjects.append(object)
+                rowIDs.append(objectID)
+                continue
+            }
+            let values = try storeValues(of: object, ids: id, overrides: objectOverrides).values
+            changes.inserted.append(StoreRecord(objectID: objectID, version: 1, values: values))
         }
+        var rows = InsertedObjectRows(
+            objects: rowObjects, ids: rowIDs,
+            relatedID: { related, relationship, object in try self.savedID(of: related, in: relationship, of: object, ids: id) },
+            record: { object, objectID in StoreRecord(objectID: objectID, version: 1, values: try self.storeValues(of: object, ids: id).values) })
         outcome.savedInserted = insertedObjects
         var updatedByID: [ManagedObjectID: ManagedObject] = [:]
         for object in updated where !object.objectID.isTemporaryID {
@@ -213,8 +237,11 @@ extension ManagedObjectContext {
         if !conflicts.isEmpty {
             try resolve(conflicts, in: &changes, store: store, updated: updatedByID, deleted: deletedByID, outcome: &outcome, ids: id)
         }
+        func apply() throws {
+            if let rowWriter { try rowWriter.apply(changes, inserting: rows) } else { try store.apply(changes) }
+        }
         do {
-            try store.apply(changes)
+            try apply()
         } catch is SaveKeysTaken {
             // Another writer on the same file reserved those keys first: reserve others (in
             // transactions of their own, so they cannot be taken) and write again.
@@ -224,13 +251,17 @@ extension ManagedObjectContext {
                 let keys = try store.newPrimaryKeys(for: entity, count: slots.count)
                 for (slot, key) in zip(slots, keys) {
                     guard let old = permanentIDs[slot] else { continue }
-                    replacements[old] = ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: storeIdentifier, primaryKey: key))
+                    let new = ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: storeIdentifier, primaryKey: key))
+                    replacements[old] = new
+                    // Rows written from storage find their related objects' IDs here.
+                    permanentIDs[slot] = new
                 }
             }
             changes.inserted = changes.inserted.map { $0.replacingIDs(replacements) }
             changes.updated = changes.updated.map { $0.replacingIDs(replacements) }
+            rows.ids = rows.ids.map { replacements[$0] ?? $0 }
             outcome.permanentIDs = outcome.permanentIDs.map { replacements[$0] ?? $0 }
-            try store.apply(changes)
+            try apply()
         }
         // Sibling contexts' faults holding rows of these records must read them again.
         persistentStoreCoordinator.savedRecords.recordSave(changing: changes.updated.map(\.objectID) + changes.deleted)
@@ -527,6 +558,25 @@ extension ManagedObjectContext {
         return related
     }
 
+    /// Throws what building the record of `object` would throw for an object of a to-many
+    /// relationship that will not be saved (a dangling reference), without building the IDs.
+    ///
+    /// - Throws: ``PersistenceError/Code/objectNotFound`` for a dangling reference.
+    private func checkToManyTargets(of object: ManagedObject, ids: (ManagedObject) -> ManagedObjectID) throws {
+        let values = object.values
+        for relationship in object.entity.relationships where relationship.isToMany && !relationship.isTransient {
+            // A relationship fault holds the store's IDs: nothing dangles there.
+            guard relationship.index < values.count, let value = values.load(Any.self, at: relationship.index) else { continue }
+            if relationship.isOrdered, let array = value as? [ManagedObject] {
+                for related in array { _ = try savedID(of: related, in: relationship, of: object, ids: ids) }
+            } else if let set = value as? Set<ManagedObject> {
+                for related in set { _ = try savedID(of: related, in: relationship, of: object, ids: ids) }
+            } else if let array = value as? [ManagedObject] {
+                for related in array { _ = try savedID(of: related, in: relationship, of: object, ids: ids) }
+            }
+        }
+    }
+
     /// The ID `relationship` of `object` saves for `related`.
     ///
     /// - Throws: ``PersistenceError/Code/objectNotFound`` when `related` will not be saved (a
@@ -641,6 +691,24 @@ extension ManagedObjectContext {
     }
 }
 
+/// Whether every persistent attribute of an entity has a typed slot (none is transformable or
+/// undefined, whose values only a record carries as a store keeps them), for a loop over many
+/// objects, most of them of one entity in a row: the last answer is kept.
+struct TypedAttributeEntities {
+    private var entity: ObjectIdentifier?
+    private var answer = false
+
+    /// The answer for `entity`.
+    mutating func of(_ entity: EntityDescription) -> Bool {
+        if ObjectIdentifier(entity) != self.entity {
+            self.entity = ObjectIdentifier(entity)
+            let slots = entity.layout.slots
+            answer = entity.attributes.allSatisfy { $0.isTransient || ($0.index < slots.count && slots[$0.index].kind != .any) }
+        }
+        return answer
+    }
+}
+
 /// `ManagedObject.attributesWithCustomPrimitiveAccessors()` for a loop over many objects, most
 /// of them of one class and entity in a row: the last answer is kept, so the shared cache is
 /// asked once per run of objects instead of once per object.
@@ -648,12 +716,15 @@ struct PrimitiveAccessorOverrides {
     private var objectClass: ObjectIdentifier?
     private var entity: ObjectIdentifier?
     private var answer: [Bool] = []
+    /// Whether the last answer has a property with a primitive accessor of its own.
+    private(set) var hasAny = false
 
     /// The answer for `object`, which must not be a fault when its class and entity are new.
     mutating func of(_ object: ManagedObject) -> [Bool] {
         let objectClass = ObjectIdentifier(type(of: object)), entity = ObjectIdentifier(object.entity)
         if objectClass != self.objectClass || entity != self.entity {
             answer = object.attributesWithCustomPrimitiveAccessors()
+            hasAny = answer.contains(true)
             self.objectClass = objectClass
             self.entity = entity
         }

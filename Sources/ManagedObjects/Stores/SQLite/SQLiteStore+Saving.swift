@@ -1,6 +1,6 @@
 import Foundation
 
-extension SQLiteStore {
+extension SQLiteStore: InsertedRowWriting {
     /// Writes a save in one transaction (`BEGIN IMMEDIATE` … `COMMIT`): the primary-key
     /// counters for the keys `saveKeys(for:count:)` handed out, the persistent history
     /// transaction when the store tracks history, deleted rows, updated rows, inserted rows, then
@@ -16,19 +16,37 @@ extension SQLiteStore {
     ///   `saveKeys(for:count:)` since; ``PersistenceError/Code/saveFailed`` with the failing SQL when SQLite refuses
     ///   a statement. Nothing is written then.
     public func apply(_ changes: SaveChanges) throws {
+        try apply(changes, rows: nil)
+    }
+
+    /// Applies `changes` with the objects of `rows` inserted after the records of
+    /// `changes.inserted`, their rows written from the objects' storage (see
+    /// ``InsertedRowWriting``), in one transaction as ``apply(_:)``.
+    package func apply(_ changes: SaveChanges, inserting rows: InsertedObjectRows) throws {
+        try apply(changes, rows: rows)
+    }
+
+    private func apply(_ changes: SaveChanges, rows: InsertedObjectRows?) throws {
         try withConnection(.saveFailed) { state in
             let reported = state.reportedVersions
             let pendingKeys = state.pendingKeys
             state.reportedVersions = [:]
             state.pendingKeys = [:]
-            guard !changes.isEmpty else { return }
+            guard !changes.isEmpty || !(rows?.isEmpty ?? true) else { return }
             let connection = state.connection
             do {
                 try connection.transaction {
                     try claimSaveKeys(pendingKeys, connection)
                     try checkVersions(changes, reported: reported, connection)
-                    try recordHistory(changes, connection)
-                    try writeRows(changes, connection)
+                    if let rows, !rows.isEmpty {
+                        try recordHistory(
+                            deleted: changes.deleted, inserted: changes.inserted.map(\.objectID) + rows.ids,
+                            updated: changes.updated.map { ($0.objectID, changes.history.updatedProperties(of: $0)) },
+                            author: changes.history.author, contextName: changes.history.contextName, connection)
+                    } else {
+                        try recordHistory(changes, connection)
+                    }
+                    try writeRows(changes, rows, connection)
                 }
             } catch let error as SaveKeysTaken {
                 // The save is applied again with other keys: it needs the versions it checked.
@@ -38,14 +56,117 @@ extension SQLiteStore {
         }
     }
 
-    private func writeRows(_ changes: SaveChanges, _ connection: SQLiteConnection) throws {
+    private func writeRows(_ changes: SaveChanges, _ rows: InsertedObjectRows?, _ connection: SQLiteConnection) throws {
         for id in changes.deleted { try delete(id, connection) }
         // Updated rows before new ones: a value of a uniqueness constraint that an update
         // frees may be taken by an insert of the same save.
         try write(changes.updated, inserting: false, connection)
         try write(changes.inserted, inserting: true, connection)
+        // Relationships after every row: an ordered one-to-many's positions are written into
+        // the related rows, which may be new too.
+        let recordsOfRows = try rows.map { try write($0, connection) } ?? []
         try writeRelationships(of: changes.inserted, isNew: true, connection)
+        try writeRelationships(of: recordsOfRows, isNew: true, connection)
         try writeRelationships(of: changes.updated, isNew: false, connection)
+    }
+
+    /// Inserts the rows of the objects of `rows` from their storage, each run of objects of one
+    /// entity through one cached statement. An object whose row cannot be written that way (a
+    /// slot the store does not bind as it is, such as a transformable attribute's, or objects
+    /// related through a join table or an ordered one-to-many) is written from its record,
+    /// which is returned for its relationship writes.
+    private func write(_ rows: InsertedObjectRows, _ connection: SQLiteConnection) throws -> [StoreRecord] {
+        var records: [StoreRecord] = []
+        var entity: EntityDescription?
+        var current: (mapping: SQLSchema.EntityMapping, statement: SQLiteStatement, plan: StorageRowPlan?)?
+        defer { current?.statement.reset() }
+        for index in rows.objects.indices {
+            let object = rows.objects[index], id = rows.ids[index]
+            if id.entity !== entity {
+                current?.statement.reset()
+                let (mapping, _) = try mapping(of: id)
+                let statement = try connection.cachedStatement(mapping.insertSQL)
+                // Every parameter is bound for every row (see `write(_:inserting:_:)`).
+                statement.reset()
+                entity = id.entity
+                current = (mapping, statement, StorageRowPlan(mapping, entity: id.entity, values: object.values))
+            }
+            guard let (mapping, statement, plan) = current else { continue }
+            let values = object.values
+            if let plan, plan.fits(values), !plan.relatesBeyondRow(values) {
+                try writeRow(of: object, id: id, values: values, plan: plan, mapping: mapping, rows: rows, statement: statement)
+            } else {
+                let record = try rows.record(object, id)
+                try write(record, mapping: mapping, statement: statement, inserting: true)
+                records.append(record)
+            }
+        }
+        return records
+    }
+
+    /// Inserts the row of `object` (ID `id`) from its storage `values`, as
+    /// `write(_:mapping:statement:inserting:)` inserts its record: the same bindings, the same errors.
+    private func writeRow(
+        of object: ManagedObject, id: ManagedObjectID, values: PropertyValues, plan: StorageRowPlan,
+        mapping: SQLSchema.EntityMapping, rows: InsertedObjectRows, statement: SQLiteStatement
+    ) throws {
+        guard id.storeIdentifier == identifier, let key = id.primaryKey else {
+            throw PersistenceError(.saveFailed, message: "\(id) is not an object ID of this store", objectID: id)
+        }
+        defer { statement.resetKeepingBindings() }
+        try statement.bind(key, at: 1)
+        try statement.bind(id.entity.name, at: 2)
+        try statement.bind(Int64(1), at: 3)
+        var parameter: Int32 = 4
+        // A to-one's entity column follows its key column: the related ID is found once.
+        var relatedID: ManagedObjectID?
+        for (position, column) in mapping.writtenColumns.enumerated() {
+            defer { parameter += 1 }
+            let index = column.index
+            if let relationship = plan.relationships[position] {
+                if !column.isEntityColumn {
+                    relatedID = try values.load(ManagedObject.self, at: index).map { try rows.relatedID($0, relationship, object) }
+                }
+                if column.isEntityColumn {
+                    if let relatedID { try statement.bind(relatedID.entity.name, at: parameter) } else { try statement.bind(.null, at: parameter) }
+                } else if let key = relatedID?.primaryKey {
+                    try statement.bind(key, at: parameter)
+                } else {
+                    try statement.bind(.null, at: parameter)
+                }
+                continue
+            }
+            func real(_ value: Double) throws -> SQLiteValue {
+                guard value.isNaN else { return .real(value) }
+                let name = id.entity.properties[index].name
+                throw PersistenceError(
+                    .saveFailed, message: "\(id.entity.name).\(name) of \(id) is NaN, which SQLite cannot keep", objectID: id, key: name)
+            }
+            switch plan.kinds[position] {
+            case .int16: try statement.bind(values.load(Int16.self, at: index).map { .integer(Int64($0)) } ?? .null, at: parameter)
+            case .int32: try statement.bind(values.load(Int32.self, at: index).map { .integer(Int64($0)) } ?? .null, at: parameter)
+            case .int64:
+                if let value = values.load(Int64.self, at: index) { try statement.bind(value, at: parameter) } else { try statement.bind(.null, at: parameter) }
+            case .double: try statement.bind(values.load(Double.self, at: index).map(real) ?? .null, at: parameter)
+            // As key-value coding widens a `Float` (as the record path does).
+            case .float:
+                try statement.bind(
+                    values.load(Float.self, at: index).flatMap { convertKeyValue($0, to: Double.self) }.map(real) ?? .null, at: parameter)
+            case .boolean: try statement.bind(values.load(Bool.self, at: index).map { .integer($0 ? 1 : 0) } ?? .null, at: parameter)
+            case .date: try statement.bind(values.load(Date.self, at: index).map { try real($0.timeIntervalSinceReferenceDate) } ?? .null, at: parameter)
+            case .decimal: try statement.bind(values.load(Decimal.self, at: index).map { .text($0.description) } ?? .null, at: parameter)
+            case .uuid:
+                try statement.bind(
+                    values.load(UUID.self, at: index).map { uuid in .blob(withUnsafeBytes(of: uuid.uuid) { Data($0) }) } ?? .null, at: parameter)
+            case .string:
+                if let value = values.load(String.self, at: index) { try statement.bind(value, at: parameter) } else { try statement.bind(.null, at: parameter) }
+            case .data: try statement.bind(values.load(Data.self, at: index).map(SQLiteValue.blob) ?? .null, at: parameter)
+            case .url: try statement.bind(values.load(URL.self, at: index).map { .text($0.absoluteString) } ?? .null, at: parameter)
+            // Not in a plan (see `StorageRowPlan`).
+            case .object, .any: try statement.bind(.null, at: parameter)
+            }
+        }
+        while try statement.step() {}
     }
 
     /// Writes the relationships of `records` beyond their rows, looking each entity's mapping
@@ -209,5 +330,69 @@ extension SQLiteStore {
         case .uri(let value): .text(value.absoluteString)
         case .toOne(let id): id?.primaryKey.map(SQLiteValue.integer) ?? .null
         }
+    }
+}
+
+/// How the rows of one entity's objects are written from their storage: each written column's
+/// slot kind, and its to-one relationship. Made only when every written column's slot holds its
+/// value as the store binds it (no `Any` slot: transformable and undefined attributes).
+private struct StorageRowPlan {
+    /// The slot kind of each of the mapping's written columns, in their order.
+    let kinds: [PropertySlotKind]
+    /// The to-one relationship of each written column that is one (key or entity column).
+    let relationships: [RelationshipDescription?]
+    /// The number of properties, which an object's storage must have.
+    let count: Int
+    /// The property indexes of the to-many relationships written beyond the row, with whether
+    /// they are ordered.
+    let beyondRow: [(index: Int, isOrdered: Bool)]
+
+    /// A plan from an object's `values`; nil when one of them cannot be written from storage.
+    init?(_ mapping: SQLSchema.EntityMapping, entity: EntityDescription, values: PropertyValues) {
+        let properties = entity.properties
+        guard values.count == properties.count else { return nil }
+        var kinds: [PropertySlotKind] = [], relationships: [RelationshipDescription?] = []
+        for column in mapping.writtenColumns {
+            guard column.index < properties.count, let kind = values.kind(at: column.index) else { return nil }
+            let relationship = properties[column.index] as? RelationshipDescription
+            if relationship != nil ? kind != .object : (kind == .object || kind == .any) { return nil }
+            kinds.append(kind)
+            relationships.append(relationship)
+        }
+        var beyondRow: [(index: Int, isOrdered: Bool)] = []
+        for (index, storage) in mapping.storage.enumerated() {
+            switch storage {
+            case .toManyByJoin: beyondRow.append((index, false))
+            case .toManyByInverse(_, _, _?): beyondRow.append((index, true))
+            default: continue
+            }
+            guard values.kind(at: index) == .any else { return nil }
+        }
+        self.kinds = kinds
+        self.relationships = relationships
+        self.count = properties.count
+        self.beyondRow = beyondRow
+    }
+
+    /// Whether `values` has the layout the plan was made from (an object's storage is laid
+    /// out by its entity, or empty for a fault).
+    func fits(_ values: PropertyValues) -> Bool { values.count == count }
+
+    /// Whether a new object with `values` relates objects through a relationship written
+    /// beyond its row; anything but an empty collection there counts as relating.
+    func relatesBeyondRow(_ values: PropertyValues) -> Bool {
+        for (index, isOrdered) in beyondRow {
+            guard let value = values.load(Any.self, at: index) else { continue }
+            if isOrdered, let array = value as? [ManagedObject] {
+                if !array.isEmpty { return true }
+            } else if let set = value as? Set<ManagedObject> {
+                if !set.isEmpty { return true }
+            } else if let array = value as? [ManagedObject] {
+                if !array.isEmpty { return true }
+            } else {
+                return true
+            }
+        }
+        return false
     }
 }
