@@ -49,7 +49,7 @@ extension ManagedObjectContext {
 
     /// Posts the objects-did-change notification for the changes not yet announced.
     func postObjectsDidChange() {
-        let inserted = unannouncedInserted, updated = unannouncedUpdated.subtracting(unannouncedInserted)
+        let inserted = unannouncedInserted, updated = unannouncedUpdated.subtracting(inserted)
         let deleted = unannouncedDeleted, refreshed = unannouncedRefreshed
         clearUnannouncedInsertions()
         unannouncedUpdated = []

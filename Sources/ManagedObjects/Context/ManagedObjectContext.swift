@@ -84,7 +84,10 @@ public final class ManagedObjectContext {
     /// Deleted objects whose delete rules have not been applied.
     @exclusivity(unchecked) var pendingDeletions: [ManagedObject] = []
     /// Changes since the last objects-did-change notification.
-    @exclusivity(unchecked) var unannouncedInserted: Set<ManagedObject> = []
+    /// Objects inserted since then, in order: an object is one of them while it has the
+    /// `insertionUnannounced` flag (one taken out keeps its entry without the flag, and has a
+    /// second entry if inserted again), so an insertion costs an append, not a set insertion.
+    @exclusivity(unchecked) var unannouncedInsertions: [ManagedObject] = []
     @exclusivity(unchecked) var unannouncedUpdated: Set<ManagedObject> = []
     @exclusivity(unchecked) var unannouncedDeleted: Set<ManagedObject> = []
     @exclusivity(unchecked) var unannouncedRefreshed: Set<ManagedObject> = []
@@ -543,25 +546,34 @@ public final class ManagedObjectContext {
 
     // MARK: - Unannounced insertions
 
-    /// Puts `object` in `unannouncedInserted`, flagged so that its changes need no entry in
+    /// Puts `object` in `unannouncedInsertions`, flagged so that its changes need no entry in
     /// `unannouncedUpdated` until the insertion is announced.
     func noteUnannouncedInsertion(of object: ManagedObject) {
-        unannouncedInserted.insert(object)
+        guard !object.flags.contains(.insertionUnannounced) else { return }
+        unannouncedInsertions.append(object)
         object.flags.insert(.insertionUnannounced)
     }
 
-    /// Takes `object` out of `unannouncedInserted` without announcing it: a change made while
+    /// The objects inserted since the last objects-did-change notification (see
+    /// `unannouncedInsertions`), made once for the notification.
+    var unannouncedInserted: Set<ManagedObject> {
+        var objects = Set<ManagedObject>(minimumCapacity: unannouncedInsertions.count)
+        for object in unannouncedInsertions where object.flags.contains(.insertionUnannounced) { objects.insert(object) }
+        return objects
+    }
+
+    /// Takes `object` out of the unannounced insertions without announcing it: a change made while
     /// it was there joins `unannouncedUpdated`, as it would have without the flag.
     func forgetUnannouncedInsertion(of object: ManagedObject) {
-        guard unannouncedInserted.remove(object) != nil else { return }
+        guard object.flags.contains(.insertionUnannounced) else { return }
         if object.flags.contains(.changedWhileInsertionUnannounced) { unannouncedUpdated.insert(object) }
         object.flags.remove([.insertionUnannounced, .changedWhileInsertionUnannounced])
     }
 
-    /// Empties `unannouncedInserted` (announced or discarded), clearing its objects' flags.
+    /// Empties `unannouncedInsertions` (announced or discarded), clearing its objects' flags.
     func clearUnannouncedInsertions() {
-        for object in unannouncedInserted { object.flags.remove([.insertionUnannounced, .changedWhileInsertionUnannounced]) }
-        unannouncedInserted = []
+        for object in unannouncedInsertions { object.flags.remove([.insertionUnannounced, .changedWhileInsertionUnannounced]) }
+        unannouncedInsertions = []
     }
 
     func undoInsertion(of object: ManagedObject) {
