@@ -218,7 +218,7 @@ extension ManagedObject {
             // An object for a to-one relationship: one class cast instead of unwrapping the
             // optional through a protocol.
             do {
-                stored = try relatedObject(object, for: relationship)
+                stored = try relatedManagedObject(object, for: relationship)
             } catch {
                 preconditionFailure("@Managed var \(property.name) of \(entity.name): \(error)")
             }
@@ -247,6 +247,16 @@ extension ManagedObject {
         willChangeValue(forKey: property.name)
         values[index] = stored
         didChangeValue(forKey: property.name)
+    }
+
+    /// `relatedObject(_:for:)` for a value known to be a managed object: the same checks, without
+    /// boxing it and casting it back; an object they refuse takes `relatedObject(_:for:)`, which
+    /// throws its error.
+    private final func relatedManagedObject(_ object: ManagedObject, for relationship: RelationshipDescription) throws -> ManagedObject {
+        if let destination = relationship.destinationEntity, object.entity.isKindOf(entity: destination) {
+            guard let context = managedObjectContext, let other = object.managedObjectContext, context !== other else { return object }
+        }
+        return try relatedObject(object, for: relationship)
     }
 
     /// Stores `value` at `index`, whose slot's type `Value` is, or the optional of, through the
