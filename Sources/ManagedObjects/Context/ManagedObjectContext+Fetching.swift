@@ -19,7 +19,9 @@ extension ManagedObjectContext {
     ///
     /// Corresponds to `-[NSManagedObjectContext executeFetchRequest:error:]`.
     public func fetch<Object>(_ request: FetchRequest<Object>) throws -> [Object] {
+        var entityClass: ManagedObject.Type?
         if Object.self != ManagedObject.self, let entity = persistentStoreCoordinator.managedObjectModel.entity(named: request.entityName) {
+            entityClass = entity.managedObjectClass
             var hierarchy = [entity], next = 0
             while request.includesSubentities && next < hierarchy.count {
                 hierarchy += hierarchy[next].subentities
@@ -32,7 +34,19 @@ extension ManagedObjectContext {
                         + "\(entity.managedObjectClass), not \(Object.self)")
             }
         }
-        return try fetchObjects(request).compactMap { $0 as? Object }
+        let objects = try fetchObjects(request)
+        // Usually every object is of the entity's class, an `Object`: the array is then taken as
+        // it is (one look at each object's class), where casting each object would run the
+        // generic cast and append (this function is not specialized for the caller's class).
+        if Object.self == ManagedObject.self
+            || entityClass.map({ entityClass in
+                entityClass is Object.Type && objects.allSatisfy { ObjectIdentifier(type(of: $0)) == ObjectIdentifier(entityClass) }
+            }) == true {
+            // SAFETY: `Object` is a class and every element is an instance of it; arrays of class
+            // references have one representation whatever their static element class.
+            return unsafeBitCast(objects, to: [Object].self)
+        }
+        return objects.compactMap { $0 as? Object }
     }
 
     /// The IDs of the objects a request describes.
@@ -470,8 +484,9 @@ extension ManagedObjectContext {
             }
             return
         }
-        var byStore: [String: [ManagedObject]] = [:]
-        for fault in faults { byStore[fault.objectID.storeIdentifier ?? "", default: []].append(fault) }
+        // By the store's interned identity (0 for temporary IDs): no string hashed per fault.
+        var byStore: [UInt: [ManagedObject]] = [:]
+        for fault in faults { byStore[fault.objectID.key.store, default: []].append(fault) }
         for (_, objects) in byStore {
             guard let store = persistentStoreCoordinator.store(for: objects[0].objectID) else { continue }
             let read = persistentStoreCoordinator.savedRecords.read()

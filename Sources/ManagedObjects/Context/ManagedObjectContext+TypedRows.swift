@@ -88,26 +88,38 @@ struct FetchedRowCompletion {
     mutating func complete(_ values: inout PropertyValues, of entity: EntityDescription, for object: ManagedObject) {
         if self.entity !== entity {
             self.entity = entity
-            let isToMany = entity.isToManyByIndex
-            indexes = entity.properties.indices.filter { isToMany[$0] || entity.properties[$0].isTransient }
+            indexes = Self.indexes(of: entity)
         }
         for index in indexes { Self.fill(&values, at: index, of: entity, for: object) }
     }
 
     /// Fills the to-many and transient slots of `values`, a row of `entity`, for `object`,
-    /// for one row: without keeping the indexes.
+    /// for one row: the indexes are those kept for the entity (see `indexesByEntity`).
     static func completeOne(_ values: inout PropertyValues, of entity: EntityDescription, for object: ManagedObject) {
-        let isToMany = entity.isToManyByIndex
-        for index in entity.properties.indices where isToMany[index] || entity.properties[index].isTransient {
+        for index in indexesByEntity.value(for: ManagedObject.self, entity: entity, compute: { indexes(of: entity) }) {
             fill(&values, at: index, of: entity, for: object)
         }
     }
 
+    /// The indexes of each entity's to-many and transient properties, worked out once: faults
+    /// fired one by one find them with one atomic load (the class is always `ManagedObject`).
+    private static let indexesByEntity = ClassEntityCache<[Int]>()
+
+    /// The indexes of `entity`'s to-many and transient properties.
+    private static func indexes(of entity: EntityDescription) -> [Int] {
+        let isToMany = entity.isToManyByIndex
+        return entity.properties.indices.filter { isToMany[$0] || entity.properties[$0].isTransient }
+    }
+
     private static func fill(_ values: inout PropertyValues, at index: Int, of entity: EntityDescription, for object: ManagedObject) {
         let property = entity.properties[index]
-        values[index] = property.isTransient
-            ? entity.initialValues[index]
-            : RelationshipFault(unreadFor: object, isOrdered: (property as? RelationshipDescription)?.isOrdered ?? false)
+        if property.isTransient {
+            values[index] = entity.initialValues[index]
+        } else {
+            // A to-many slot holds `Any?`: stored as it is, with no second box and no unboxing by kind.
+            let fault = RelationshipFault(unreadFor: object, isOrdered: (property as? RelationshipDescription)?.isOrdered ?? false)
+            values.store(fault as Any, at: index)
+        }
     }
 }
 

@@ -233,7 +233,8 @@ public final class ManagedObjectContext {
         object.values = PropertyValues()
         object.flags = [.fault]
         object.objectID = objectID
-        register(object)
+        object.context = self
+        registered.insertNew(object, id: objectID)
         return object
     }
 

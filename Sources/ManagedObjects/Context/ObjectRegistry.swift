@@ -58,6 +58,12 @@ struct ObjectRegistry {
             slots[position] = Unmanaged.passUnretained(object)
             return
         }
+        insertNew(object, id: id)
+    }
+
+    /// Registers `object`, whose ID is `id`, which no registered object has (the caller
+    /// checked): one probe for a free slot, without first looking for an entry to replace.
+    mutating func insertNew(_ object: ManagedObject, id: ManagedObjectID) {
         if (count + 1) * 4 > slots.count * 3 { resize(to: Swift.max(Self.minimumCapacity, slots.count * 2)) }
         let mask = slots.count - 1
         var position = Self.home(of: id, capacity: slots.count)

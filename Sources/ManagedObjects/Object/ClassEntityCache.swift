@@ -5,36 +5,50 @@ import Synchronization
 /// Each answer is kept with its entity: holding the entity keeps its identifier from being
 /// reused by another entity while the answer is cached.
 final class ClassEntityCache<Value: Sendable>: Sendable {
-    private struct Key: Hashable {
+    private struct Key: Hashable, Sendable {
         var type: ObjectIdentifier
         var entity: ObjectIdentifier
     }
 
-    private struct Answers {
-        var byKey: [Key: (entity: EntityDescription, value: Value)] = [:]
-        /// The last answer asked for or made: a loop over many objects of one class and entity
-        /// (inserting, validating, saving) finds it without hashing.
-        var last: (key: Key, value: Value)?
+    /// One answer, with its key and entity. Never freed while the cache lives: `answers` keeps
+    /// every one, so `last` may point at one without retaining it.
+    private final class Answer: Sendable {
+        let key: Key
+        let entity: EntityDescription
+        let value: Value
+
+        init(key: Key, entity: EntityDescription, value: Value) {
+            self.key = key
+            self.entity = entity
+            self.value = value
+        }
     }
 
-    private let answers = Mutex(Answers())
+    private let answers = Mutex<[Key: Answer]>([:])
+
+    /// The last answer asked for or made, read without the lock: a loop over many objects of
+    /// one class and entity (a fetch making them, inserting, validating, saving) finds it
+    /// with one atomic load, no hashing and no lock.
+    private let last = Atomic<Unmanaged<Answer>?>(nil)
 
     /// The answer for `type` and `entity`, worked out with `compute` the first time (outside the
     /// lock: two threads may both compute it, and the answers are the same).
     func value(for type: ManagedObject.Type, entity: EntityDescription, compute: () -> Value) -> Value {
         let key = Key(type: ObjectIdentifier(type), entity: ObjectIdentifier(entity))
-        let known = answers.withLock { answers -> Value? in
-            if let last = answers.last, last.key == key { return last.value }
-            guard let value = answers.byKey[key]?.value else { return nil }
-            answers.last = (key, value)
-            return value
+        // SAFETY: every answer stays in `answers` as long as the cache, so the unretained one is valid.
+        if let last = last.load(ordering: .acquiring)?.takeUnretainedValue(), last.key == key { return last.value }
+        if let known = answers.withLock({ $0[key] }) {
+            last.store(Unmanaged.passUnretained(known), ordering: .releasing)
+            return known.value
         }
-        if let known { return known }
         let value = compute()
-        answers.withLock {
-            $0.byKey[key] = (entity, value)
-            $0.last = (key, value)
+        let answer = answers.withLock { answers in
+            if let existing = answers[key] { return existing }
+            let answer = Answer(key: key, entity: entity, value: value)
+            answers[key] = answer
+            return answer
         }
-        return value
+        last.store(Unmanaged.passUnretained(answer), ordering: .releasing)
+        return answer.value
     }
 }

@@ -89,21 +89,23 @@ extension Managed where Value: Sendable {
     @inlinable
     public init(
         _ options: ManagedOptions = [], minimum: Value? = nil, maximum: Value? = nil, minimumLength: Int? = nil,
-        maximumLength: Int? = nil, pattern: String? = nil, defaultValue: Value? = nil, type: AttributeType? = nil,
+        maximumLength: Int? = nil, pattern: String? = nil, defaultValue: @autoclosure () -> Value? = nil, type: AttributeType? = nil,
         transformer: String? = nil, renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
-        userInfo: [String: String] = [:]
+        userInfo: @autoclosure () -> [String: String] = [:]
     ) {
         // Inlined into the class's initializer and specialized there: an object made outside a
-        // model reading (every object of a fetch) pays one atomic load, no generic call.
+        // model reading (every object of a fetch) pays one atomic load, no generic call. The
+        // arguments that would cost something to evaluate (a `userInfo` dictionary, a default
+        // value, an inverse's key path) are autoclosures, evaluated only while recording.
         guard ManagedDeclarationRecorder.isRecording else {
             self.init()
             return
         }
         self.init(
             recording: options, minimum: minimum, maximum: maximum, minimumLength: minimumLength,
-            maximumLength: maximumLength, pattern: pattern, defaultValue: defaultValue, type: type,
+            maximumLength: maximumLength, pattern: pattern, defaultValue: defaultValue(), type: type,
             transformer: transformer, renamingIdentifier: renamingIdentifier,
-            versionHashModifier: versionHashModifier, userInfo: userInfo)
+            versionHashModifier: versionHashModifier, userInfo: userInfo())
     }
 
     /// Records an attribute declaration while a model reader makes a prototype.
@@ -157,18 +159,18 @@ extension Managed where Value: RelationshipValue {
     /// reflection.
     @inlinable
     public init<Root: ManagedObject, Inverse>(
-        _ options: ManagedOptions = [], inverse: KeyPath<Root, Inverse>, deleteRule: DeleteRule = .nullify,
+        _ options: ManagedOptions = [], inverse: @autoclosure () -> KeyPath<Root, Inverse>, deleteRule: DeleteRule = .nullify,
         minCount: Int = 0, maxCount: Int? = nil, renamingIdentifier: String? = nil,
-        versionHashModifier: String? = nil, userInfo: [String: String] = [:]
+        versionHashModifier: String? = nil, userInfo: @autoclosure () -> [String: String] = [:]
     ) {
         guard ManagedDeclarationRecorder.isRecording else {
             self.init()
             return
         }
         self.init(
-            recording: options, inverse: inverse as AnyKeyPath, deleteRule: deleteRule, minCount: minCount,
+            recording: options, inverse: inverse() as AnyKeyPath, deleteRule: deleteRule, minCount: minCount,
             maxCount: maxCount, renamingIdentifier: renamingIdentifier, versionHashModifier: versionHashModifier,
-            userInfo: userInfo)
+            userInfo: userInfo())
     }
 
     /// Records a relationship declaration while a model reader makes a prototype.
@@ -200,7 +202,7 @@ extension Managed where Value: RelationshipValue {
     @inlinable
     public init(
         _ options: ManagedOptions = [], deleteRule: DeleteRule = .nullify, minCount: Int = 0, maxCount: Int? = nil,
-        renamingIdentifier: String? = nil, versionHashModifier: String? = nil, userInfo: [String: String] = [:]
+        renamingIdentifier: String? = nil, versionHashModifier: String? = nil, userInfo: @autoclosure () -> [String: String] = [:]
     ) {
         guard ManagedDeclarationRecorder.isRecording else {
             self.init()
@@ -208,7 +210,7 @@ extension Managed where Value: RelationshipValue {
         }
         self.init(
             recording: options, inverse: nil, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount,
-            renamingIdentifier: renamingIdentifier, versionHashModifier: versionHashModifier, userInfo: userInfo)
+            renamingIdentifier: renamingIdentifier, versionHashModifier: versionHashModifier, userInfo: userInfo())
     }
 }
 

@@ -218,4 +218,24 @@ import Testing
         #expect(try stack.context.fetch(FetchRequest<ManagedObject>(entityName: "Department")).count == 1)
         #expect(try stack.context.fetch(FetchRequest<TestDepartment>(entityName: "Department")).count == 1)
     }
+
+    @Test func objectsOfTheEntityMadeWithAnotherClassAreLeftOut() throws {
+        let stack = try ManagedTestStack()
+        let typed = stack.department("Research")
+        // An object of the entity made with the base class, as `ManagedObject(entity:insertInto:)` allows.
+        let entity = try #require(stack.model.entity(named: "Department"))
+        let plain = ManagedObject(entity: entity, insertInto: stack.context)
+        try plain.setValue("Plain", forKey: "name")
+        try stack.context.save()
+        let reader = stack.makeContext()
+        // Fetched from the store: every object is made with the entity's class.
+        let fetched = try reader.fetch(FetchRequest<TestDepartment>(entityName: "Department"))
+        #expect(fetched.count == 2)
+        #expect(Set(fetched.compactMap(\.name)) == ["Research", "Plain"])
+        // Registered in the context that made them: the plain object is not a `TestDepartment`.
+        let mixed = try stack.context.fetch(FetchRequest<TestDepartment>(entityName: "Department"))
+        #expect(mixed.count == 1)
+        #expect(mixed.first === typed)
+        #expect(try stack.context.fetch(FetchRequest<ManagedObject>(entityName: "Department")).count == 2)
+    }
 }

@@ -4,11 +4,15 @@ import Foundation
 /// Counts and optionally records the statements a connection runs, for tests that pin the SQL
 /// a store generates and check there is no N+1.
 final class SQLiteTrace {
+    // Counted on every statement run (a fault fired alone is one): the dynamic exclusivity
+    // checks would cost more than the count. SAFETY: a trace belongs to one connection, used
+    // under its store's lock, and no access to these properties spans a call that reaches them.
+
     /// Statements run since the connection opened (each execution counts once, however many
     /// rows it returns).
-    var count = 0
+    @exclusivity(unchecked) var count = 0
     /// The SQL of each execution, in order, while non-nil.
-    var log: [String]?
+    @exclusivity(unchecked) var log: [String]?
 
     func record(_ sql: String) {
         count += 1

@@ -86,12 +86,14 @@ extension SQLSchema {
             }
         }
         for id in objectIDs where id.key.store == store {
-            if let current = run, current.entity === id.entity {
+            // Compared without binding a copy of `run`: a copy would share its keys' buffer and
+            // make each append copy every key gathered so far.
+            if run?.entity === id.entity {
                 run?.keys.append(id.key.number)
                 continue
             }
             guard let mapping = entities[id.entity.name] else { continue }
-            if let current = run, current.table == mapping.table, current.entity.name == id.entity.name {
+            if run?.table == mapping.table, run?.entity.name == id.entity.name {
                 run?.keys.append(id.key.number)
                 continue
             }
