@@ -61,10 +61,10 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// The values of the entity's properties, by property index, typed per the entity's
     /// layout; empty while a fault.
     @exclusivity(unchecked) package final var values: PropertyValues
-    /// The persistent values last read from or saved to the store, by property index; nil for
-    /// an object never saved. Relationship entries hold objects (to-one) or object collections.
-    /// Shares `values`' buffer until either is written.
-    @exclusivity(unchecked) package final var snapshot: PropertyValues?
+    /// The snapshot, the fault's fetched row or the save slot, whichever the object holds (no
+    /// object needs two of them at once; see `snapshot`, `fetchedRow` and `saveSlot`), in one
+    /// word instead of three: every object of a fetch carries the field.
+    @exclusivity(unchecked) final var rowState: ManagedObjectRowState = .none
     /// The record version `snapshot` came from; 0 for an object never saved.
     @exclusivity(unchecked) package final var snapshotVersion: Int64 = 0
     // The next five share one word: a fault carries every stored field of its class.
@@ -85,14 +85,6 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// in progress, a fetch batch, and then the read too), in one word: see `rareState` and
     /// `cachedRecordRead`.
     @exclusivity(unchecked) final var sideState: ManagedObjectSideState = .none
-    /// The row a fetch (or a batch, a prefetch) read for this fault, already decoded into the
-    /// entity's typed layout, with its version in `snapshotVersion`: firing adopts the buffer
-    /// as its values and snapshot instead of reading the store again. Empty when the fault has
-    /// no row, and once it fired.
-    @exclusivity(unchecked) package final var fetchedRow = PropertyValues()
-    /// The object's position among the inserted objects of the save in progress, where the
-    /// save finds its permanent ID; -1 outside a save.
-    @exclusivity(unchecked) final var saveSlot = -1
 
     /// Creates an object of `entity` and inserts it into `context`, if one is given.
     ///
