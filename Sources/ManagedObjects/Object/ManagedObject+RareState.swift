@@ -12,6 +12,20 @@ final class ManagedObjectRareState {
     /// The save slot, while the object also holds a snapshot or a fetched row (see
     /// `ManagedObject.saveSlot`); -1 for none.
     var saveSlot = -1
+    /// `inverseMaintenanceDepth`, when it does not fit the object's byte.
+    var inverseMaintenanceDepth: UInt16 = 0
+    /// `changeRecordingDepth`, when it does not fit the object's byte.
+    var changeRecordingDepth: UInt16 = 0
+    /// Set while finding out whether the class overrides `primitiveValue(forKey:)` for a key.
+    var primitiveProbe: PrimitiveProbe = .idle
+    /// One more than the index of the property `validateAllModeledProperties()` is
+    /// validating, 0 for none (see `ManagedObject.validatingProperty`).
+    var validatingSlot: UInt16 = 0
+
+    /// Whether the state holds nothing but the read (which the side state holds alone).
+    var isEmpty: Bool {
+        pendingChanges.isEmpty && faultBatch == nil && saveSlot < 0 && primitiveProbe == .idle && validatingSlot == 0
+    }
 }
 
 /// A managed object's snapshot, the fetched row of a fault, or its save slot, in one word (the
@@ -132,6 +146,71 @@ extension ManagedObject {
         }
     }
 
+    /// The rare state, made if the object has none.
+    private final func makeRareState() -> ManagedObjectRareState {
+        if let rareState { return rareState }
+        let state = ManagedObjectRareState()
+        rareState = state
+        return state
+    }
+
+    /// Lets go of the rare state when it holds nothing any more.
+    private final func dropRareStateIfEmpty() {
+        if let rareState, rareState.isEmpty, inverseDepthByte < .max, recordingDepthByte < .max { self.rareState = nil }
+    }
+
+    /// Nonzero while the object's relationships are being edited to keep another object's
+    /// inverse, or restored by undo: its own inverses are then not maintained again. A nesting
+    /// depth (each level is a call): a byte of the object's, the rare state beyond.
+    package final var inverseMaintenanceDepth: UInt16 {
+        @inline(__always) get {
+            inverseDepthByte < .max ? UInt16(inverseDepthByte) : rareState?.inverseMaintenanceDepth ?? UInt16(UInt8.max)
+        }
+        set {
+            if newValue < UInt8.max {
+                let wasDeep = inverseDepthByte == .max
+                inverseDepthByte = UInt8(newValue)
+                if wasDeep { dropRareStateIfEmpty() }
+            } else {
+                makeRareState().inverseMaintenanceDepth = newValue
+                inverseDepthByte = .max
+            }
+        }
+    }
+
+    /// Nonzero while changes must not be recorded (inside `awakeFromFetch`); a nesting depth:
+    /// a byte of the object's, the rare state beyond.
+    package final var changeRecordingDepth: UInt16 {
+        @inline(__always) get {
+            recordingDepthByte < .max ? UInt16(recordingDepthByte) : rareState?.changeRecordingDepth ?? UInt16(UInt8.max)
+        }
+        set {
+            if newValue < UInt8.max {
+                let wasDeep = recordingDepthByte == .max
+                recordingDepthByte = UInt8(newValue)
+                if wasDeep { dropRareStateIfEmpty() }
+            } else {
+                makeRareState().changeRecordingDepth = newValue
+                recordingDepthByte = .max
+            }
+        }
+    }
+
+    /// Set while finding out whether the class overrides ``primitiveValue(forKey:)`` for a key
+    /// (once per class and entity: in the rare state).
+    package final var primitiveProbe: PrimitiveProbe {
+        get { rareState?.primitiveProbe ?? .idle }
+        set {
+            if newValue == .idle {
+                guard let rareState else { return }
+                rareState.primitiveProbe = .idle
+                dropRareStateIfEmpty()
+            } else {
+                makeRareState().primitiveProbe = newValue
+            }
+        }
+    }
+
     /// Keeps `slot` in the rare state, for an object whose row state holds something else.
     private final func moveSaveSlotToRareState(_ slot: Int) {
         if case .saveSlot = rowState { rowState = .none }
@@ -210,12 +289,24 @@ extension ManagedObject {
 
     /// The property ``validateAllModeledProperties()`` is validating: ``validateValue(_:forKey:)``
     /// takes it for its key without looking the name up. A hint only: nil when the index does
-    /// not fit ``validatingSlot``.
+    /// not fit 16 bits.
+    /// The hint lives in the rare state while validation calls ``validateValue(_:forKey:)``
+    /// (the typed checks pass most values without it).
     final var validatingProperty: PropertyDescription? {
         get {
-            let index = Int(validatingSlot) - 1
+            guard let slot = rareState?.validatingSlot, slot > 0 else { return nil }
+            let index = Int(slot) - 1
             return entity.properties.indices.contains(index) ? entity.properties[index] : nil
         }
-        set { validatingSlot = newValue.flatMap { UInt16(exactly: $0.index + 1) } ?? 0 }
+        set {
+            let slot = newValue.flatMap { UInt16(exactly: $0.index + 1) } ?? 0
+            if slot == 0 {
+                guard let rareState, rareState.validatingSlot != 0 else { return }
+                rareState.validatingSlot = 0
+                dropRareStateIfEmpty()
+            } else {
+                makeRareState().validatingSlot = slot
+            }
+        }
     }
 }
