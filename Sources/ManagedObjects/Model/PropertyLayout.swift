@@ -43,7 +43,7 @@ package enum PropertySlotKind: UInt8, Sendable {
     /// bit pattern and costs nothing.
     var memoryLayout: (size: Int, alignment: Int, isTrivial: Bool, isBare: Bool) {
         func of<T>(_: T.Type) -> (size: Int, alignment: Int, isTrivial: Bool, isBare: Bool) {
-            if MemoryLayout<T?>.size > MemoryLayout<T>.size && _isPOD(T.self) {
+            if PropertyLayout.Slot.holdsBare(T.self) {
                 return (MemoryLayout<T>.size, MemoryLayout<T>.alignment, true, true)
             }
             return (MemoryLayout<T?>.size, MemoryLayout<T?>.alignment, _isPOD(T?.self), false)
@@ -80,11 +80,19 @@ package final class PropertyLayout: Sendable {
         /// its value bare; -1 when it holds the value's `Optional`.
         package var presence: Int
 
+        /// Whether a slot of type `T` holds its value bare, with a presence byte: a trivial
+        /// type whose optional needs a byte more. Decided by the type, so that an access
+        /// specialized for it takes one path.
+        @inline(__always)
+        static func holdsBare<T>(_: T.Type) -> Bool {
+            MemoryLayout<T?>.size > MemoryLayout<T>.size && _isPOD(T.self)
+        }
+
         /// The value of type `T` (the kind's own Swift type, `ManagedObject` for an object
         /// slot) of the slot in the buffer at `base`.
         @inline(__always)
         package func load<T>(_: T.Type, in base: UnsafeMutableRawPointer) -> T? {
-            if presence >= 0 {
+            if Self.holdsBare(T.self) {
                 return base.load(fromByteOffset: presence, as: UInt8.self) == 0 ? nil : (base + offset).assumingMemoryBound(to: T.self).pointee
             }
             return (base + offset).assumingMemoryBound(to: T?.self).pointee
@@ -94,7 +102,7 @@ package final class PropertyLayout: Sendable {
         /// releasing the value it replaces.
         @inline(__always)
         package func store<T>(_ value: T?, in base: UnsafeMutableRawPointer) {
-            if presence >= 0 {
+            if Self.holdsBare(T.self) {
                 // Bare slots hold trivial values: a plain store, nothing to release.
                 if let value {
                     (base + offset).assumingMemoryBound(to: T.self).pointee = value
