@@ -329,16 +329,10 @@ final class PropertyValueBuffer: ManagedBuffer<PropertyLayout, UInt64> {
     static func make(layout: PropertyLayout) -> PropertyValueBuffer {
         let buffer = unsafeDowncast(create(minimumCapacity: layout.wordCount) { _ in layout }, to: PropertyValueBuffer.self)
         buffer.withUnsafeMutablePointerToElements { words in
+            // Every byte zero first: the bare slots' values and their presence bytes (nil).
+            words.initialize(repeating: 0, count: layout.wordCount)
             let base = UnsafeMutableRawPointer(words)
-            for slot in layout.slots {
-                if slot.presence >= 0 {
-                    // A bare slot: its value's bytes zero, its presence byte nil.
-                    (base + slot.offset).initializeMemory(as: UInt8.self, repeating: 0, count: slot.kind.memoryLayout.size)
-                    base.storeBytes(of: 0, toByteOffset: slot.presence, as: UInt8.self)
-                } else {
-                    Self.initializeNil(slot.kind, at: base + slot.offset)
-                }
-            }
+            for slot in layout.slots where slot.presence < 0 { Self.initializeNil(slot.kind, at: base + slot.offset) }
         }
         return buffer
     }
