@@ -360,22 +360,22 @@ public final class ManagedObjectContext {
                         rest |= 1 << UInt64(index)
                         continue
                     }
-                    let slot = base + slots[index].offset
+                    let slot = slots[index]
                     switch (stored[index], slots[index].kind) {
                     case (.null, _): break
-                    case (.integer(let integer), .int64): slot.assumingMemoryBound(to: Int64?.self).pointee = integer
-                    case (.double(let double), .double): slot.assumingMemoryBound(to: Double?.self).pointee = double
-                    case (.string(let string), .string): slot.assumingMemoryBound(to: String?.self).pointee = string
-                    case (.boolean(let bool), .boolean): slot.assumingMemoryBound(to: Bool?.self).pointee = bool
-                    case (.date(let date), .date): slot.assumingMemoryBound(to: Date?.self).pointee = date
-                    case (.decimal(let decimal), .decimal): slot.assumingMemoryBound(to: Decimal?.self).pointee = decimal
-                    case (.data(let data), .data): slot.assumingMemoryBound(to: Data?.self).pointee = data
-                    case (.uuid(let uuid), .uuid): slot.assumingMemoryBound(to: UUID?.self).pointee = uuid
-                    case (.uri(let url), .url): slot.assumingMemoryBound(to: URL?.self).pointee = url
+                    case (.integer(let integer), .int64): slot.store(integer, in: base)
+                    case (.double(let double), .double): slot.store(double, in: base)
+                    case (.string(let string), .string): slot.store(string, in: base)
+                    case (.boolean(let bool), .boolean): slot.store(bool, in: base)
+                    case (.date(let date), .date): slot.store(date, in: base)
+                    case (.decimal(let decimal), .decimal): slot.store(decimal, in: base)
+                    case (.data(let data), .data): slot.store(data, in: base)
+                    case (.uuid(let uuid), .uuid): slot.store(uuid, in: base)
+                    case (.uri(let url), .url): slot.store(url, in: base)
                     case (.toOne(let id), .object):
                         // Registers a fault for the related record when none is registered;
                         // that touches no other buffer's slots than the new object's.
-                        slot.assumingMemoryBound(to: ManagedObject?.self).pointee = id.map { self.object(with: $0) }
+                        slot.store(id.map { self.object(with: $0) }, in: base)
                     default: rest |= 1 << UInt64(index)
                     }
                 }

@@ -6,8 +6,9 @@ import ModelObjects
 /// (to-many relationships, which also hold relationship faults; transformable, undefined and
 /// object-ID attributes).
 ///
-/// Every slot holds an `Optional` of its type: the optional's own tag is the null bit (a spare
-/// bit pattern, for strings, data, URLs and references, so their nil costs no byte at all).
+/// A slot holds the `Optional` of its type where nil is a spare bit pattern (strings, data,
+/// URLs, references, `Any`), so that nil costs no byte; other types (numbers, dates, UUIDs)
+/// are held bare, with a presence byte of their own (see ``PropertyLayout/Slot``).
 package enum PropertySlotKind: UInt8, Sendable {
     case int16, int32, int64, double, float, boolean, date, decimal, uuid, string, data, url, object, any
 
@@ -34,11 +35,18 @@ package enum PropertySlotKind: UInt8, Sendable {
         }
     }
 
-    /// Size, alignment and whether copying the slot's bytes copies its value (no reference
-    /// counting): the `Optional` of the kind's type.
-    var memoryLayout: (size: Int, alignment: Int, isTrivial: Bool) {
-        func of<T>(_: T.Type) -> (size: Int, alignment: Int, isTrivial: Bool) {
-            (MemoryLayout<T?>.size, MemoryLayout<T?>.alignment, _isPOD(T?.self))
+    /// How a slot of this kind holds its value: size, alignment, whether copying its bytes
+    /// copies the value (no reference counting), and whether it is held bare with a presence
+    /// byte of its own. A type whose optional needs a byte more (numbers, dates, UUIDs) is held
+    /// bare, its nil in the presence byte, so that it does not pad to the next word; the others
+    /// (strings, data, URLs, objects, `Any`) are held as their `Optional`, whose nil is a spare
+    /// bit pattern and costs nothing.
+    var memoryLayout: (size: Int, alignment: Int, isTrivial: Bool, isBare: Bool) {
+        func of<T>(_: T.Type) -> (size: Int, alignment: Int, isTrivial: Bool, isBare: Bool) {
+            if PropertyLayout.Slot.holdsBare(T.self) {
+                return (MemoryLayout<T>.size, MemoryLayout<T>.alignment, true, true)
+            }
+            return (MemoryLayout<T?>.size, MemoryLayout<T?>.alignment, _isPOD(T?.self), false)
         }
         switch self {
         case .int16: return of(Int16.self)
@@ -68,6 +76,44 @@ package final class PropertyLayout: Sendable {
         package var offset: Int
         /// What the slot holds.
         package var kind: PropertySlotKind
+        /// The byte offset of the slot's presence byte (1: a value, 0: nil) when the slot holds
+        /// its value bare; -1 when it holds the value's `Optional`.
+        package var presence: Int
+
+        /// Whether a slot of type `T` holds its value bare, with a presence byte: a trivial
+        /// type whose optional needs a byte more. Decided by the type, so that an access
+        /// specialized for it takes one path.
+        @inline(__always)
+        static func holdsBare<T>(_: T.Type) -> Bool {
+            MemoryLayout<T?>.size > MemoryLayout<T>.size && _isPOD(T.self)
+        }
+
+        /// The value of type `T` (the kind's own Swift type, `ManagedObject` for an object
+        /// slot) of the slot in the buffer at `base`.
+        @inline(__always)
+        package func load<T>(_: T.Type, in base: UnsafeMutableRawPointer) -> T? {
+            if Self.holdsBare(T.self) {
+                return base.load(fromByteOffset: presence, as: UInt8.self) == 0 ? nil : (base + offset).assumingMemoryBound(to: T.self).pointee
+            }
+            return (base + offset).assumingMemoryBound(to: T?.self).pointee
+        }
+
+        /// Stores `value`, of the kind's own Swift type, in the slot of the buffer at `base`,
+        /// releasing the value it replaces.
+        @inline(__always)
+        package func store<T>(_ value: T?, in base: UnsafeMutableRawPointer) {
+            if Self.holdsBare(T.self) {
+                // Bare slots hold trivial values: a plain store, nothing to release.
+                if let value {
+                    (base + offset).assumingMemoryBound(to: T.self).pointee = value
+                    base.storeBytes(of: 1, toByteOffset: presence, as: UInt8.self)
+                } else {
+                    base.storeBytes(of: 0, toByteOffset: presence, as: UInt8.self)
+                }
+                return
+            }
+            (base + offset).assumingMemoryBound(to: T?.self).pointee = value
+        }
     }
 
     /// The slots by property index.
@@ -84,19 +130,30 @@ package final class PropertyLayout: Sendable {
     /// The number of properties.
     package var count: Int { slots.count }
 
-    /// The layout of `properties`, in index order, each slot at its type's natural alignment.
+    /// The layout of `properties`: the slots placed by decreasing alignment (so that none
+    /// pads), the presence bytes of the bare ones after them.
     init(properties: [PropertyDescription]) {
-        var slots = ContiguousArray<Slot>()
-        slots.reserveCapacity(properties.count)
+        let kinds = properties.map(PropertySlotKind.init)
+        let layouts = kinds.map(\.memoryLayout)
+        var slots = ContiguousArray(kinds.map { Slot(offset: 0, kind: $0, presence: -1) })
         var nontrivial: [Int] = []
         var offset = 0
-        for (index, property) in properties.enumerated() {
-            let kind = PropertySlotKind(property)
-            let layout = kind.memoryLayout
+        let order = properties.indices.sorted { first, second in
+            let (one, other) = (layouts[first].alignment, layouts[second].alignment)
+            return one != other ? one > other : first < second
+        }
+        for index in order {
+            let layout = layouts[index]
             offset = (offset + layout.alignment - 1) / layout.alignment * layout.alignment
-            slots.append(Slot(offset: offset, kind: kind))
-            if !layout.isTrivial { nontrivial.append(index) }
+            slots[index].offset = offset
             offset += layout.size
+        }
+        for index in properties.indices {
+            if layouts[index].isBare {
+                slots[index].presence = offset
+                offset += 1
+            }
+            if !layouts[index].isTrivial { nontrivial.append(index) }
         }
         self.slots = slots
         nontrivialIndexes = nontrivial

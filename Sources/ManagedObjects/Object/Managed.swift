@@ -267,20 +267,20 @@ extension ManagedObject {
             let slot = slots[index]
             let match = Self.slotMatch(Value.self, slot.kind)
             return withUnsafePointer(to: value) { source in
-                let source = UnsafeRawPointer(source), target = base + slot.offset
+                let source = UnsafeRawPointer(source)
                 switch slot.kind {
-                case .int16: return Self.assign(Int16.self, from: source, match, to: target)
-                case .int32: return Self.assign(Int32.self, from: source, match, to: target)
-                case .int64: return Self.assign(Int64.self, from: source, match, to: target)
-                case .double: return Self.assign(Double.self, from: source, match, to: target)
-                case .float: return Self.assign(Float.self, from: source, match, to: target)
-                case .boolean: return Self.assign(Bool.self, from: source, match, to: target)
-                case .date: return Self.assign(Date.self, from: source, match, to: target)
-                case .decimal: return Self.assign(Decimal.self, from: source, match, to: target)
-                case .uuid: return Self.assign(UUID.self, from: source, match, to: target)
-                case .string: return Self.assign(String.self, from: source, match, to: target)
-                case .data: return Self.assign(Data.self, from: source, match, to: target)
-                case .url: return Self.assign(URL.self, from: source, match, to: target)
+                case .int16: return Self.assign(Int16.self, from: source, match, to: slot, in: base)
+                case .int32: return Self.assign(Int32.self, from: source, match, to: slot, in: base)
+                case .int64: return Self.assign(Int64.self, from: source, match, to: slot, in: base)
+                case .double: return Self.assign(Double.self, from: source, match, to: slot, in: base)
+                case .float: return Self.assign(Float.self, from: source, match, to: slot, in: base)
+                case .boolean: return Self.assign(Bool.self, from: source, match, to: slot, in: base)
+                case .date: return Self.assign(Date.self, from: source, match, to: slot, in: base)
+                case .decimal: return Self.assign(Decimal.self, from: source, match, to: slot, in: base)
+                case .uuid: return Self.assign(UUID.self, from: source, match, to: slot, in: base)
+                case .string: return Self.assign(String.self, from: source, match, to: slot, in: base)
+                case .data: return Self.assign(Data.self, from: source, match, to: slot, in: base)
+                case .url: return Self.assign(URL.self, from: source, match, to: slot, in: base)
                 case .object, .any: return false
                 }
             }
@@ -328,13 +328,15 @@ extension ManagedObject {
         }
     }
 
-    /// Assigns the `T` (`match` exact) or `T?` (`match` optional) at `source` to the `T?` slot
-    /// at `target`; false, with nothing written, when `match` is a mismatch.
+    /// Assigns the `T` (`match` exact) or `T?` (`match` optional) at `source` to the slot of
+    /// type `T` of the buffer at `base`; false, with nothing written, when `match` is a mismatch.
     @inline(__always)
-    private static func assign<T>(_: T.Type, from source: UnsafeRawPointer, _ match: SlotMatch, to target: UnsafeMutableRawPointer) -> Bool {
+    private static func assign<T>(
+        _: T.Type, from source: UnsafeRawPointer, _ match: SlotMatch, to slot: PropertyLayout.Slot, in base: UnsafeMutableRawPointer
+    ) -> Bool {
         switch match {
-        case .exact: target.assumingMemoryBound(to: T?.self).pointee = source.load(as: T.self)
-        case .optional: target.assumingMemoryBound(to: T?.self).pointee = source.load(as: T?.self)
+        case .exact: slot.store(source.load(as: T.self), in: base)
+        case .optional: slot.store(source.load(as: T?.self), in: base)
         case .mismatch: return false
         }
         return true

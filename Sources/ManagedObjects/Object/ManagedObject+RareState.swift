@@ -9,6 +9,43 @@ final class ManagedObjectRareState {
     var faultBatch: FaultBatch?
     /// When the fault's fetched row was read, while the object also needs this state.
     var rowRead: RowRead?
+    /// The save slot, while the object also holds a snapshot or a fetched row (see
+    /// `ManagedObject.saveSlot`); -1 for none.
+    var saveSlot = -1
+    /// `inverseMaintenanceDepth`, when it does not fit the object's byte.
+    var inverseMaintenanceDepth: UInt16 = 0
+    /// `changeRecordingDepth`, when it does not fit the object's byte.
+    var changeRecordingDepth: UInt16 = 0
+    /// Set while finding out whether the class overrides `primitiveValue(forKey:)` for a key.
+    var primitiveProbe: PrimitiveProbe = .idle
+    /// One more than the index of the property `validateAllModeledProperties()` is
+    /// validating, 0 for none (see `ManagedObject.validatingProperty`).
+    var validatingSlot: UInt16 = 0
+
+    /// Whether the state holds nothing but the read (which the side state holds alone).
+    var isEmpty: Bool {
+        pendingChanges.isEmpty && faultBatch == nil && saveSlot < 0 && primitiveProbe == .idle && validatingSlot == 0
+    }
+}
+
+/// A managed object's snapshot, the fetched row of a fault, or its save slot, in one word (the
+/// cases share the buffer references' spare bits). An object holds at most one of them: a
+/// fault's row becomes its snapshot when it fires, an inserted object has no snapshot until
+/// its save, when it gives up its save slot. Should two meet all the same, a fetched row gives
+/// way (firing then reads the store), and a save slot moves to the rare state.
+///
+/// The cases hold buffers, not `PropertyValues`: an enum of optional references and an
+/// integer takes a byte more than a word, and then two words.
+enum ManagedObjectRowState {
+    case none
+    /// The persistent values last read from or saved to the store.
+    case snapshot(PropertyValueBuffer)
+    /// A snapshot without a buffer (of an object whose values have none).
+    case emptySnapshot
+    /// The row a fetch read for the fault.
+    case fetchedRow(PropertyValueBuffer)
+    /// The object's position among the inserted objects of the save in progress.
+    case saveSlot(UInt32)
 }
 
 /// A managed object's side state in one word (the enum's cases share the references' spare
@@ -21,6 +58,171 @@ enum ManagedObjectSideState {
 }
 
 extension ManagedObject {
+    /// The persistent values last read from or saved to the store, by property index; nil for
+    /// an object never saved. Relationship entries hold objects (to-one) or object collections.
+    /// Shares `values`' buffer until either is written. Setting one drops the fault's
+    /// fetched row.
+    package final var snapshot: PropertyValues? {
+        get {
+            switch rowState {
+            case .snapshot(let buffer): return PropertyValues(buffer: buffer)
+            case .emptySnapshot: return PropertyValues()
+            case .none, .fetchedRow, .saveSlot: return nil
+            }
+        }
+        set {
+            if let newValue {
+                if case .saveSlot(let slot) = rowState { moveSaveSlotToRareState(Int(slot)) }
+                rowState = newValue.storage.map(ManagedObjectRowState.snapshot) ?? .emptySnapshot
+            } else {
+                switch rowState {
+                case .snapshot, .emptySnapshot: rowState = .none
+                case .none, .fetchedRow, .saveSlot: break
+                }
+            }
+        }
+        // Edited in place: the snapshot leaves the field while it changes, so that a write to
+        // it does not copy its buffer for the field's reference.
+        _modify {
+            var snapshot: PropertyValues?
+            switch rowState {
+            case .snapshot(let buffer):
+                snapshot = PropertyValues(buffer: buffer)
+                rowState = .none
+            case .emptySnapshot:
+                snapshot = PropertyValues()
+                rowState = .none
+            case .none, .fetchedRow, .saveSlot:
+                break
+            }
+            defer { self.snapshot = snapshot }
+            yield &snapshot
+        }
+    }
+
+    /// The row a fetch (or a batch, a prefetch) read for this fault, already decoded into the
+    /// entity's typed layout, with its version in `snapshotVersion`: firing adopts the buffer
+    /// as its values and snapshot instead of reading the store again. Empty when the fault has
+    /// no row, and once it fired. An object with a snapshot or a save slot takes no row (it is
+    /// dropped: firing reads the store).
+    package final var fetchedRow: PropertyValues {
+        get {
+            if case .fetchedRow(let buffer) = rowState { return PropertyValues(buffer: buffer) }
+            return PropertyValues()
+        }
+        set {
+            if let buffer = newValue.storage {
+                switch rowState {
+                case .none, .fetchedRow: rowState = .fetchedRow(buffer)
+                case .snapshot, .emptySnapshot, .saveSlot: break
+                }
+            } else if case .fetchedRow = rowState {
+                rowState = .none
+            }
+        }
+    }
+
+    /// The object's position among the inserted objects of the save in progress, where the
+    /// save finds its permanent ID; -1 outside a save.
+    final var saveSlot: Int {
+        get {
+            if case .saveSlot(let slot) = rowState { return Int(slot) }
+            return rareState?.saveSlot ?? -1
+        }
+        set {
+            if case .saveSlot = rowState { rowState = .none }
+            if let rareState { rareState.saveSlot = -1 }
+            guard newValue >= 0 else { return }
+            switch rowState {
+            case .none, .saveSlot:
+                if let slot = UInt32(exactly: newValue) {
+                    rowState = .saveSlot(slot)
+                } else {
+                    moveSaveSlotToRareState(newValue)
+                }
+            case .snapshot, .emptySnapshot, .fetchedRow:
+                moveSaveSlotToRareState(newValue)
+            }
+        }
+    }
+
+    /// The rare state, made if the object has none.
+    private final func makeRareState() -> ManagedObjectRareState {
+        if let rareState { return rareState }
+        let state = ManagedObjectRareState()
+        rareState = state
+        return state
+    }
+
+    /// Lets go of the rare state when it holds nothing any more.
+    private final func dropRareStateIfEmpty() {
+        if let rareState, rareState.isEmpty, inverseDepthByte < .max, recordingDepthByte < .max { self.rareState = nil }
+    }
+
+    /// Nonzero while the object's relationships are being edited to keep another object's
+    /// inverse, or restored by undo: its own inverses are then not maintained again. A nesting
+    /// depth (each level is a call): a byte of the object's, the rare state beyond.
+    package final var inverseMaintenanceDepth: UInt16 {
+        @inline(__always) get {
+            inverseDepthByte < .max ? UInt16(inverseDepthByte) : rareState?.inverseMaintenanceDepth ?? UInt16(UInt8.max)
+        }
+        set {
+            if newValue < UInt8.max {
+                let wasDeep = inverseDepthByte == .max
+                inverseDepthByte = UInt8(newValue)
+                if wasDeep { dropRareStateIfEmpty() }
+            } else {
+                makeRareState().inverseMaintenanceDepth = newValue
+                inverseDepthByte = .max
+            }
+        }
+    }
+
+    /// Nonzero while changes must not be recorded (inside `awakeFromFetch`); a nesting depth:
+    /// a byte of the object's, the rare state beyond.
+    package final var changeRecordingDepth: UInt16 {
+        @inline(__always) get {
+            recordingDepthByte < .max ? UInt16(recordingDepthByte) : rareState?.changeRecordingDepth ?? UInt16(UInt8.max)
+        }
+        set {
+            if newValue < UInt8.max {
+                let wasDeep = recordingDepthByte == .max
+                recordingDepthByte = UInt8(newValue)
+                if wasDeep { dropRareStateIfEmpty() }
+            } else {
+                makeRareState().changeRecordingDepth = newValue
+                recordingDepthByte = .max
+            }
+        }
+    }
+
+    /// Set while finding out whether the class overrides ``primitiveValue(forKey:)`` for a key
+    /// (once per class and entity: in the rare state).
+    package final var primitiveProbe: PrimitiveProbe {
+        get { rareState?.primitiveProbe ?? .idle }
+        set {
+            if newValue == .idle {
+                guard let rareState else { return }
+                rareState.primitiveProbe = .idle
+                dropRareStateIfEmpty()
+            } else {
+                makeRareState().primitiveProbe = newValue
+            }
+        }
+    }
+
+    /// Keeps `slot` in the rare state, for an object whose row state holds something else.
+    private final func moveSaveSlotToRareState(_ slot: Int) {
+        if case .saveSlot = rowState { rowState = .none }
+        if let rareState {
+            rareState.saveSlot = slot
+        } else {
+            let state = ManagedObjectRareState()
+            state.saveSlot = slot
+            rareState = state
+        }
+    }
+
     /// The state few objects ever need (changes in progress, a fetch batch); made on first use.
     final var rareState: ManagedObjectRareState? {
         get {
@@ -87,12 +289,24 @@ extension ManagedObject {
 
     /// The property ``validateAllModeledProperties()`` is validating: ``validateValue(_:forKey:)``
     /// takes it for its key without looking the name up. A hint only: nil when the index does
-    /// not fit ``validatingSlot``.
+    /// not fit 16 bits.
+    /// The hint lives in the rare state while validation calls ``validateValue(_:forKey:)``
+    /// (the typed checks pass most values without it).
     final var validatingProperty: PropertyDescription? {
         get {
-            let index = Int(validatingSlot) - 1
+            guard let slot = rareState?.validatingSlot, slot > 0 else { return nil }
+            let index = Int(slot) - 1
             return entity.properties.indices.contains(index) ? entity.properties[index] : nil
         }
-        set { validatingSlot = newValue.flatMap { UInt16(exactly: $0.index + 1) } ?? 0 }
+        set {
+            let slot = newValue.flatMap { UInt16(exactly: $0.index + 1) } ?? 0
+            if slot == 0 {
+                guard let rareState, rareState.validatingSlot != 0 else { return }
+                rareState.validatingSlot = 0
+                dropRareStateIfEmpty()
+            } else {
+                makeRareState().validatingSlot = slot
+            }
+        }
     }
 }

@@ -61,38 +61,26 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// The values of the entity's properties, by property index, typed per the entity's
     /// layout; empty while a fault.
     @exclusivity(unchecked) package final var values: PropertyValues
-    /// The persistent values last read from or saved to the store, by property index; nil for
-    /// an object never saved. Relationship entries hold objects (to-one) or object collections.
-    /// Shares `values`' buffer until either is written.
-    @exclusivity(unchecked) package final var snapshot: PropertyValues?
+    /// The snapshot, the fault's fetched row or the save slot, whichever the object holds (no
+    /// object needs two of them at once; see `snapshot`, `fetchedRow` and `saveSlot`), in one
+    /// word instead of three: every object of a fetch carries the field.
+    @exclusivity(unchecked) final var rowState: ManagedObjectRowState = .none
     /// The record version `snapshot` came from; 0 for an object never saved.
     @exclusivity(unchecked) package final var snapshotVersion: Int64 = 0
-    // The next five share one word: a fault carries every stored field of its class.
-    /// Life-cycle state.
-    @exclusivity(unchecked) package final var flags: ManagedObjectFlags = []
-    /// Set while finding out whether the class overrides ``primitiveValue(forKey:)`` for a key.
-    @exclusivity(unchecked) package final var primitiveProbe: PrimitiveProbe = .idle
-    /// Nonzero while the object's relationships are being edited to keep another object's
-    /// inverse, or restored by undo: its own inverses are then not maintained again. A nesting
-    /// depth (each level is a call), far below the type's range before the stack runs out.
-    @exclusivity(unchecked) package final var inverseMaintenanceDepth: UInt16 = 0
-    /// Nonzero while changes must not be recorded (inside `awakeFromFetch`); a nesting depth.
-    @exclusivity(unchecked) package final var changeRecordingDepth: UInt16 = 0
-    /// One more than the index of the property ``validateAllModeledProperties()`` is
-    /// validating, 0 for none (see ``validatingProperty``).
-    @exclusivity(unchecked) final var validatingSlot: UInt16 = 0
     /// When the fault's `fetchedRow` was read, or the state few objects ever need (changes
     /// in progress, a fetch batch, and then the read too), in one word: see `rareState` and
     /// `cachedRecordRead`.
     @exclusivity(unchecked) final var sideState: ManagedObjectSideState = .none
-    /// The row a fetch (or a batch, a prefetch) read for this fault, already decoded into the
-    /// entity's typed layout, with its version in `snapshotVersion`: firing adopts the buffer
-    /// as its values and snapshot instead of reading the store again. Empty when the fault has
-    /// no row, and once it fired.
-    @exclusivity(unchecked) package final var fetchedRow = PropertyValues()
-    /// The object's position among the inserted objects of the save in progress, where the
-    /// save finds its permanent ID; -1 outside a save.
-    @exclusivity(unchecked) final var saveSlot = -1
+    // The last three take three bytes, and a subclass's fields start right after them: a fault
+    // carries every stored field of its class (a `ManagedEmployee`, with its ten two-byte
+    // `@Managed` slots, takes 120 bytes, a 128-byte allocation). The depths' deeper levels, the
+    // primitive-accessor probe and the validation hint live in the rare state.
+    /// `inverseMaintenanceDepth` up to 254; 255: the rare state holds it.
+    @exclusivity(unchecked) final var inverseDepthByte: UInt8 = 0
+    /// `changeRecordingDepth` up to 254; 255: the rare state holds it.
+    @exclusivity(unchecked) final var recordingDepthByte: UInt8 = 0
+    /// Life-cycle state.
+    @exclusivity(unchecked) package final var flags: ManagedObjectFlags = []
 
     /// Creates an object of `entity` and inserts it into `context`, if one is given.
     ///

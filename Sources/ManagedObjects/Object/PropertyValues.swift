@@ -2,8 +2,9 @@ import Foundation
 import ModelObjects
 
 /// The values of one object's properties, by property index, each in its own representation in
-/// a buffer laid out by the entity's ``PropertyLayout``: an `Int64` attribute takes 9 bytes, a
-/// `String` one 16, with no `Any` box and no conversion on the typed paths.
+/// a buffer laid out by the entity's ``PropertyLayout``: an `Int64` attribute takes 8 bytes and
+/// a presence bit's byte, a `String` one 16, with no `Any` box and no conversion on the typed
+/// paths.
 ///
 /// A value type with copy-on-write over one buffer: an object's values and its snapshot share
 /// the buffer until either is written, so a fetched, fired, unchanged object holds one buffer;
@@ -20,6 +21,12 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
 
     /// Empty storage: a fault's.
     package init() { buffer = nil }
+
+    /// The storage of `buffer`.
+    init(buffer: PropertyValueBuffer) { self.buffer = buffer }
+
+    /// The buffer; nil for empty storage.
+    var storage: PropertyValueBuffer? { buffer }
 
     /// Storage for `layout` with every value nil.
     package init(layout: PropertyLayout) {
@@ -46,14 +53,14 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
     package subscript(index: Int) -> Any? {
         get {
             // `Any??`: the outer nil is a missing slot, the inner one a nil value.
-            guard let value = buffer?.withSlotIfPresent(at: index, { kind, slot -> Any?? in .some(Self.box(kind, at: slot)) }) else {
+            guard let value = buffer?.withSlotIfPresent(at: index, { slot, base -> Any?? in .some(Self.box(slot, in: base)) }) else {
                 preconditionFailure("property index \(index) out of range")
             }
             return value
         }
         set {
             guard index >= 0, index < count else { preconditionFailure("property index \(index) out of range") }
-            makeUnique().withSlot(at: index) { kind, slot in Self.unbox(newValue, kind, into: slot) }
+            makeUnique().withSlot(at: index) { slot, base in Self.unbox(newValue, into: slot, in: base) }
         }
     }
 
@@ -73,7 +80,7 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
 
     /// The kind of the slot at `index`.
     package func kind(at index: Int) -> PropertySlotKind? {
-        buffer?.withSlotIfPresent(at: index) { kind, _ in kind }
+        buffer?.withSlotIfPresent(at: index) { slot, _ in slot.kind }
     }
 
     /// The value at `index`, which must be a slot of type `T` (the kind's own Swift type,
@@ -81,14 +88,14 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
     @inline(__always)
     package func load<T>(_: T.Type, at index: Int) -> T? {
         guard let buffer else { return nil }
-        return buffer.withSlot(at: index) { _, slot in slot.assumingMemoryBound(to: T?.self).pointee }
+        return buffer.withSlot(at: index) { slot, base in slot.load(T.self, in: base) }
     }
 
     /// Stores `value` at `index`, which must be a slot of type `T`; copies the buffer first when
     /// it is shared.
     @inline(__always)
     package mutating func store<T>(_ value: T?, at index: Int) {
-        makeUnique().withSlot(at: index) { _, slot in slot.assumingMemoryBound(to: T?.self).pointee = value }
+        makeUnique().withSlot(at: index) { slot, base in slot.store(value, in: base) }
     }
 
     /// The value at `index` as `Value` when `Value` is the slot's own type or its optional
@@ -98,10 +105,10 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
     @inline(__always)
     package func value<Value>(as _: Value.Type, at index: Int) -> Value? {
         guard let buffer else { return nil }
-        return buffer.withSlotIfPresent(at: index) { kind, slot in
-            switch kind.match(Value.self) {
-            case .exact: slot.assumingMemoryBound(to: Value?.self).pointee
-            case .optional: slot.assumingMemoryBound(to: Value.self).pointee
+        return buffer.withSlotIfPresent(at: index) { slot, base in
+            switch slot.kind.match(Value.self) {
+            case .exact: slot.load(Value.self, in: base)
+            case .optional: Self.loadOptional(Value.self, slot, base)
             case .mismatch: nil
             }
         }
@@ -113,17 +120,17 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
     package mutating func setValue<Value>(_ value: Value, at index: Int) -> Bool {
         guard let kind = kind(at: index) else { return false }
         switch kind.match(Value.self) {
-        case .exact: makeUnique().withSlot(at: index) { _, slot in slot.assumingMemoryBound(to: Value?.self).pointee = value }
-        case .optional: makeUnique().withSlot(at: index) { _, slot in slot.assumingMemoryBound(to: Value.self).pointee = value }
+        case .exact: makeUnique().withSlot(at: index) { slot, base in slot.store(value, in: base) }
+        case .optional: makeUnique().withSlot(at: index) { slot, base in Self.storeOptional(value, slot, base) }
         case .mismatch: return false
         }
         return true
     }
 
     /// Calls `body` with the layout's slots and the address of the buffer's bytes (copied
-    /// first when shared), to write many slots in one pass: each slot holds an initialized
-    /// `Optional` of its kind's Swift type, written by assignment. `body` must not reach these
-    /// values through another path.
+    /// first when shared), to write many slots in one pass: each slot is read and written
+    /// through its `PropertyLayout.Slot/load(_:in:)` and `PropertyLayout.Slot/store(_:in:)`
+    /// with its kind's Swift type. `body` must not reach these values through another path.
     @inline(__always)
     package mutating func withUniqueSlots<R>(
         _ body: (ContiguousArray<PropertyLayout.Slot>, UnsafeMutableRawPointer) throws -> R
@@ -144,54 +151,105 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
         return buffer
     }
 
-    // MARK: - Boxing by kind
+    // MARK: - Optionals of a slot's type
 
+    /// The value of `slot` as `Value`, the optional of the slot's type: a bare slot's value and
+    /// presence byte made into the optional.
     @inline(__always)
-    private static func boxed<T>(_: T.Type, _ slot: UnsafeMutableRawPointer) -> Any? {
-        slot.assumingMemoryBound(to: T?.self).pointee
-    }
-
-    @inline(__always)
-    private static func unboxed<T>(_ value: Any?, _: T.Type, _ slot: UnsafeMutableRawPointer) {
-        slot.assumingMemoryBound(to: T?.self).pointee = value.flatMap { $0 as? T ?? convertKeyValue($0, to: T.self) }
-    }
-
-    private static func box(_ kind: PropertySlotKind, at slot: UnsafeMutableRawPointer) -> Any? {
-        switch kind {
-        case .int16: return boxed(Int16.self, slot)
-        case .int32: return boxed(Int32.self, slot)
-        case .int64: return boxed(Int64.self, slot)
-        case .double: return boxed(Double.self, slot)
-        case .float: return boxed(Float.self, slot)
-        case .boolean: return boxed(Bool.self, slot)
-        case .date: return boxed(Date.self, slot)
-        case .decimal: return boxed(Decimal.self, slot)
-        case .uuid: return boxed(UUID.self, slot)
-        case .string: return boxed(String.self, slot)
-        case .data: return boxed(Data.self, slot)
-        case .url: return boxed(URL.self, slot)
-        case .object: return boxed(ManagedObject.self, slot)
-        case .any: return slot.assumingMemoryBound(to: Any?.self).pointee
+    private static func loadOptional<Value>(_: Value.Type, _ slot: PropertyLayout.Slot, _ base: UnsafeMutableRawPointer) -> Value? {
+        if slot.presence < 0 { return (base + slot.offset).assumingMemoryBound(to: Value.self).pointee }
+        @inline(__always)
+        func optional<T>(_: T.Type) -> Value {
+            // `Value` is `T?` (the caller matched it): the same bytes.
+            withUnsafePointer(to: slot.load(T.self, in: base)) { UnsafeRawPointer($0).load(as: Value.self) }
+        }
+        switch slot.kind {
+        case .int16: return optional(Int16.self)
+        case .int32: return optional(Int32.self)
+        case .int64: return optional(Int64.self)
+        case .double: return optional(Double.self)
+        case .float: return optional(Float.self)
+        case .boolean: return optional(Bool.self)
+        case .date: return optional(Date.self)
+        case .decimal: return optional(Decimal.self)
+        case .uuid: return optional(UUID.self)
+        case .string, .data, .url, .object, .any: return nil
         }
     }
 
-    private static func unbox(_ value: Any?, _ kind: PropertySlotKind, into slot: UnsafeMutableRawPointer) {
-        switch kind {
-        case .int16: unboxed(value, Int16.self, slot)
-        case .int32: unboxed(value, Int32.self, slot)
-        case .int64: unboxed(value, Int64.self, slot)
-        case .double: unboxed(value, Double.self, slot)
-        case .float: unboxed(value, Float.self, slot)
-        case .boolean: unboxed(value, Bool.self, slot)
-        case .date: unboxed(value, Date.self, slot)
-        case .decimal: unboxed(value, Decimal.self, slot)
-        case .uuid: unboxed(value, UUID.self, slot)
-        case .string: unboxed(value, String.self, slot)
-        case .data: unboxed(value, Data.self, slot)
-        case .url: unboxed(value, URL.self, slot)
-        case .object:
-            slot.assumingMemoryBound(to: ManagedObject?.self).pointee = value.flatMap { asModelObject($0) as? ManagedObject }
-        case .any: slot.assumingMemoryBound(to: Any?.self).pointee = value
+    /// Stores `value`, the optional of the slot's type, in `slot`.
+    @inline(__always)
+    private static func storeOptional<Value>(_ value: Value, _ slot: PropertyLayout.Slot, _ base: UnsafeMutableRawPointer) {
+        if slot.presence < 0 {
+            (base + slot.offset).assumingMemoryBound(to: Value.self).pointee = value
+            return
+        }
+        @inline(__always)
+        func store<T>(_: T.Type) {
+            // `Value` is `T?` (the caller matched it): the same bytes.
+            slot.store(withUnsafePointer(to: value) { UnsafeRawPointer($0).load(as: T?.self) }, in: base)
+        }
+        switch slot.kind {
+        case .int16: store(Int16.self)
+        case .int32: store(Int32.self)
+        case .int64: store(Int64.self)
+        case .double: store(Double.self)
+        case .float: store(Float.self)
+        case .boolean: store(Bool.self)
+        case .date: store(Date.self)
+        case .decimal: store(Decimal.self)
+        case .uuid: store(UUID.self)
+        case .string, .data, .url, .object, .any: break
+        }
+    }
+
+    // MARK: - Boxing by kind
+
+    @inline(__always)
+    private static func boxed<T>(_: T.Type, _ slot: PropertyLayout.Slot, _ base: UnsafeMutableRawPointer) -> Any? {
+        slot.load(T.self, in: base)
+    }
+
+    @inline(__always)
+    private static func unboxed<T>(_ value: Any?, _: T.Type, _ slot: PropertyLayout.Slot, _ base: UnsafeMutableRawPointer) {
+        slot.store(value.flatMap { $0 as? T ?? convertKeyValue($0, to: T.self) }, in: base)
+    }
+
+    private static func box(_ slot: PropertyLayout.Slot, in base: UnsafeMutableRawPointer) -> Any? {
+        switch slot.kind {
+        case .int16: return boxed(Int16.self, slot, base)
+        case .int32: return boxed(Int32.self, slot, base)
+        case .int64: return boxed(Int64.self, slot, base)
+        case .double: return boxed(Double.self, slot, base)
+        case .float: return boxed(Float.self, slot, base)
+        case .boolean: return boxed(Bool.self, slot, base)
+        case .date: return boxed(Date.self, slot, base)
+        case .decimal: return boxed(Decimal.self, slot, base)
+        case .uuid: return boxed(UUID.self, slot, base)
+        case .string: return boxed(String.self, slot, base)
+        case .data: return boxed(Data.self, slot, base)
+        case .url: return boxed(URL.self, slot, base)
+        case .object: return boxed(ManagedObject.self, slot, base)
+        case .any: return (base + slot.offset).assumingMemoryBound(to: Any?.self).pointee
+        }
+    }
+
+    private static func unbox(_ value: Any?, into slot: PropertyLayout.Slot, in base: UnsafeMutableRawPointer) {
+        switch slot.kind {
+        case .int16: unboxed(value, Int16.self, slot, base)
+        case .int32: unboxed(value, Int32.self, slot, base)
+        case .int64: unboxed(value, Int64.self, slot, base)
+        case .double: unboxed(value, Double.self, slot, base)
+        case .float: unboxed(value, Float.self, slot, base)
+        case .boolean: unboxed(value, Bool.self, slot, base)
+        case .date: unboxed(value, Date.self, slot, base)
+        case .decimal: unboxed(value, Decimal.self, slot, base)
+        case .uuid: unboxed(value, UUID.self, slot, base)
+        case .string: unboxed(value, String.self, slot, base)
+        case .data: unboxed(value, Data.self, slot, base)
+        case .url: unboxed(value, URL.self, slot, base)
+        case .object: slot.store(value.flatMap { asModelObject($0) as? ManagedObject }, in: base)
+        case .any: (base + slot.offset).assumingMemoryBound(to: Any?.self).pointee = value
         }
     }
 
@@ -271,8 +329,10 @@ final class PropertyValueBuffer: ManagedBuffer<PropertyLayout, UInt64> {
     static func make(layout: PropertyLayout) -> PropertyValueBuffer {
         let buffer = unsafeDowncast(create(minimumCapacity: layout.wordCount) { _ in layout }, to: PropertyValueBuffer.self)
         buffer.withUnsafeMutablePointerToElements { words in
+            // Every byte zero first: the bare slots' values and their presence bytes (nil).
+            words.initialize(repeating: 0, count: layout.wordCount)
             let base = UnsafeMutableRawPointer(words)
-            for slot in layout.slots { Self.initializeNil(slot.kind, at: base + slot.offset) }
+            for slot in layout.slots where slot.presence < 0 { Self.initializeNil(slot.kind, at: base + slot.offset) }
         }
         return buffer
     }
@@ -305,22 +365,21 @@ final class PropertyValueBuffer: ManagedBuffer<PropertyLayout, UInt64> {
         }
     }
 
-    /// Calls `body` with the kind and address of the slot at `index`.
+    /// Calls `body` with the slot at `index` and the address of the buffer's bytes.
     @inline(__always)
-    func withSlot<R>(at index: Int, _ body: (PropertySlotKind, UnsafeMutableRawPointer) throws -> R) rethrows -> R {
+    func withSlot<R>(at index: Int, _ body: (PropertyLayout.Slot, UnsafeMutableRawPointer) throws -> R) rethrows -> R {
         try withUnsafeMutablePointers { header, words in
-            let slot = header.pointee.slots[index]
-            return try body(slot.kind, UnsafeMutableRawPointer(words) + slot.offset)
+            try body(header.pointee.slots[index], UnsafeMutableRawPointer(words))
         }
     }
 
-    /// Calls `body` with the kind and address of the slot at `index`; nil when there is none.
+    /// Calls `body` with the slot at `index` and the address of the buffer's bytes; nil when
+    /// there is no such slot.
     @inline(__always)
-    func withSlotIfPresent<R>(at index: Int, _ body: (PropertySlotKind, UnsafeMutableRawPointer) -> R?) -> R? {
+    func withSlotIfPresent<R>(at index: Int, _ body: (PropertyLayout.Slot, UnsafeMutableRawPointer) -> R?) -> R? {
         withUnsafeMutablePointers { header, words in
             guard index >= 0, index < header.pointee.slots.count else { return nil }
-            let slot = header.pointee.slots[index]
-            return body(slot.kind, UnsafeMutableRawPointer(words) + slot.offset)
+            return body(header.pointee.slots[index], UnsafeMutableRawPointer(words))
         }
     }
 

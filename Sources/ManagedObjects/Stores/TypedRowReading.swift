@@ -68,8 +68,8 @@ protocol DecodedRowValues {
 }
 
 /// A row's values written into the slots of an object's storage (see
-/// ``PropertyValues/withUniqueSlots(_:)``): each slot holds an initialized `T?` of its kind's
-/// type, assigned in place. Values a slot does not take as they are wait in `deferred` for the
+/// ``PropertyValues/withUniqueSlots(_:)``): each slot written in place through
+/// `PropertyLayout.Slot/store(_:in:)` with its kind's type. Values a slot does not take as they are wait in `deferred` for the
 /// sink's conversion, in the order of their indexes.
 struct SlotRowValues<Sink: TypedRowSink>: DecodedRowValues {
     let slots: ContiguousArray<PropertyLayout.Slot>
@@ -79,12 +79,12 @@ struct SlotRowValues<Sink: TypedRowSink>: DecodedRowValues {
     var deferred: [(index: Int, value: StoreValue)] = []
 
     @inline(__always)
-    private func write<T>(_ value: T, _ slot: UnsafeMutableRawPointer) {
-        slot.assumingMemoryBound(to: T?.self).pointee = value
+    private func write<T>(_ value: T, _ slot: PropertyLayout.Slot) {
+        slot.store(value, in: base)
     }
 
     mutating func attribute(_ value: StoreValue, at index: Int) {
-        let slot = base + slots[index].offset
+        let slot = slots[index]
         // The conversions `ManagedObjectContext.objectValue(_:for:of:)` makes without loss are
         // made here in place; anything else (a number the narrower type cannot hold, data for a
         // value transformer, an `Any` slot) takes the context's path.
@@ -112,7 +112,7 @@ struct SlotRowValues<Sink: TypedRowSink>: DecodedRowValues {
     mutating func toOne(_ id: ManagedObjectID, at index: Int) {
         // Registers a fault for the related record when none is registered; that touches no
         // other buffer's slots than the new object's.
-        base.advanced(by: slots[index].offset).assumingMemoryBound(to: ManagedObject?.self).pointee = sink.pointee.relatedObject(for: id)
+        slots[index].store(sink.pointee.relatedObject(for: id), in: base)
     }
 
     mutating func toMany(at index: Int) {

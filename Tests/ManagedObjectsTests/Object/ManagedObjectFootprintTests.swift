@@ -2,7 +2,8 @@
 import Glibc
 #endif
 import Foundation
-import ManagedObjects
+@testable import ManagedObjects
+import SampleModels
 import Testing
 
 /// A managed object's instance stays small: a fetch makes millions of faults, and each carries
@@ -44,6 +45,32 @@ import Testing
         let object = Slim(entity: entity, insertInto: nil)
         let size = usableSize(Unmanaged.passUnretained(object).toOpaque())
         #expect(size <= 200, "allocation of \(size) bytes")
+    }
+
+    /// What a fetched, fired employee of the sample model costs, allocation by allocation: the
+    /// object (120 usable bytes: a 128-byte chunk, glibc's 8-byte header included), and the one
+    /// buffer its values and snapshot share (136: a 144-byte chunk).
+    @Test func aFiredEmployeeAndItsOneBufferFitTheirAllocationBounds() throws {
+        typealias UsableSize = @convention(c) (UnsafeMutableRawPointer?) -> Int
+        let symbol = try #require(dlsym(nil, "malloc_usable_size"))
+        let usableSize = unsafeBitCast(symbol, to: UsableSize.self)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try SampleModel.makeModel())
+        _ = try coordinator.addPersistentStore(type: .inMemory)
+        let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let written = ManagedEmployee(context: writer)
+        written.firstName = "Ada"
+        written.salary = 100
+        try writer.save()
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let employee = try #require(try context.fetch(FetchRequest<ManagedEmployee>(entityName: "Employee")).first)
+        #expect(employee.salary == 100)
+        let snapshot = try #require(employee.snapshot)
+        #expect(employee.values.isIdentical(to: snapshot))
+        let object = usableSize(Unmanaged.passUnretained(employee).toOpaque())
+        let identity = try #require(employee.values.bufferIdentity)
+        let buffer = usableSize(UnsafeMutableRawPointer(bitPattern: UInt(bitPattern: identity)))
+        #expect(object <= 120, "object of \(object) bytes")
+        #expect(buffer <= 136, "buffer of \(buffer) bytes")
     }
     #endif
 

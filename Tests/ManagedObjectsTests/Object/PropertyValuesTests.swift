@@ -99,6 +99,52 @@ import Testing
         #expect(values.value(as: Int64?.self, at: i64) == .some(nil))
     }
 
+    @Test func bareSlotsKeepTheirNilApartFromTheirValueThroughEveryAccessor() throws {
+        let entity = try #require(try Self.everyTypeModel().entity(named: "Sample"))
+        let double = try #require(entity.propertiesByName["double"]).index
+        let date = try #require(entity.propertiesByName["date"]).index
+        var values = PropertyValues(layout: entity.layout)
+        // Zero is a value, not nil, in a slot whose nil is its presence byte.
+        let set1 = values.setValue(0.0, at: double)
+        #expect(set1)
+        #expect(values.value(as: Double?.self, at: double) == .some(0.0))
+        #expect(values.load(Double.self, at: double) == 0.0)
+        let set2 = values.setValue(nil as Double?, at: double)
+        #expect(set2)
+        #expect(values.value(as: Double?.self, at: double) == .some(nil))
+        #expect(values.load(Double.self, at: double) == nil)
+        #expect(values[double] == nil)
+        values.store(Date(timeIntervalSinceReferenceDate: 0), at: date)
+        #expect(values[date] as? Date == Date(timeIntervalSinceReferenceDate: 0))
+        let copy = values
+        values.store(nil as Date?, at: date)
+        #expect(values[date] == nil)
+        #expect(copy[date] as? Date == Date(timeIntervalSinceReferenceDate: 0))
+        let set3 = values.setValue(Date(timeIntervalSinceReferenceDate: 9) as Date?, at: date)
+        #expect(set3)
+        #expect(values.value(as: Date.self, at: date) == Date(timeIntervalSinceReferenceDate: 9))
+    }
+
+    @Test func slotsAndPresenceBytesNeverOverlapAndPackWithoutPadding() throws {
+        for entity in try Self.everyTypeModel().entities + makeTestModel().entities {
+            let layout = entity.layout
+            var ranges: [Range<Int>] = []
+            for slot in layout.slots {
+                let shape = slot.kind.memoryLayout
+                #expect(slot.offset % shape.alignment == 0, "\(entity.name): \(slot)")
+                ranges.append(slot.offset..<(slot.offset + shape.size))
+                if shape.isBare { ranges.append(slot.presence..<(slot.presence + 1)) } else { #expect(slot.presence == -1) }
+            }
+            let sorted = ranges.sorted { $0.lowerBound < $1.lowerBound }
+            for (first, second) in zip(sorted, sorted.dropFirst()) {
+                #expect(first.upperBound <= second.lowerBound, "\(entity.name): \(first) and \(second) overlap")
+            }
+            // Slots placed by decreasing alignment leave no hole before the presence bytes.
+            let used = ranges.reduce(0) { $0 + $1.count }
+            #expect((used + 7) / 8 == layout.wordCount, "\(entity.name)")
+        }
+    }
+
     @Test func valuesAreReleasedWithTheBuffer() throws {
         let model = try Self.everyTypeModel()
         let entity = try #require(model.entity(named: "Sample"))
