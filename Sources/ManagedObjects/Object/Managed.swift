@@ -94,13 +94,14 @@ public struct Managed<Value>: ManagedStorage {
                 // A prototype read by `ManagedObjectModel(classes:)` keeps no values.
                 if index == Int.max { return }
             }
-            object.setManagedValue(newValue, at: index)
+            assignManagedValue(newValue, to: object, at: index)
         }
     }
 
-    /// Reads the stored value at `index` as `Value`, firing the fault first.
+    /// Reads the stored value at `index` as `Value`, firing the fault first; the general path
+    /// of `managedValue(in:at:)` (see `Managed+TypedAccess.swift`).
     @usableFromInline
-    static func managedValue(in object: ManagedObject, at index: Int) -> Value {
+    static func readValue(in object: ManagedObject, at index: Int) -> Value {
         if object.flags.contains(.fault) { object.willAccessValue(forKey: nil) }
         // `Value` is the slot's own type or its optional: read in place, no box, no cast.
         if let value = object.values.value(as: Value.self, at: index) { return value }
