@@ -23,9 +23,11 @@ private protocol PrototypeWritableKeyPath {
 extension ReferenceWritableKeyPath: PrototypeWritableKeyPath {
     fileprivate func managedKey(in type: ManagedObject.Type) -> String? {
         guard let prototype = (try? ManagedPrototype.make(type)) as? Root else { return nil }
-        let read = ManagedPrototype.accessedKeys { _ = prototype[keyPath: self] }
-        guard let key = read.first, read == [key] else { return nil }
-        let value = prototype[keyPath: self]
+        // The value to write back is the one read inside the probe: read after it, it would
+        // count as a read of the probe whose getter is asking (when one is).
+        var read: Value?
+        let readKeys = ManagedPrototype.accessedKeys { read = prototype[keyPath: self] }
+        guard let key = readKeys.first, readKeys == [key], let value = read else { return nil }
         let written = ManagedPrototype.accessedKeys(during: { prototype[keyPath: self] = value })
         guard !written.isEmpty, written.allSatisfy({ $0 == key }),
             let levels = try? ClassModelReader.levels(of: type),

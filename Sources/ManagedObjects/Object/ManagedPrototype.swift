@@ -7,11 +7,12 @@ import Synchronization
 enum ManagedPrototype {
     /// The entity of every prototype: no properties, no class of its own.
     private static let model = Result { try ManagedObjectModel(entities: [Entity("ManagedPrototype")]) }
-    /// The keys read from prototypes since the last ``accessedKeys(during:)`` began.
-    /// The keys read during the probe in progress, and the thread running it: reads of
-    /// prototypes on other threads (outside any probe) are not its reads.
-    private static let accessed = Mutex<(prober: ObjectIdentifier?, keys: [String])>((nil, []))
-    private static let probing = Mutex<Void>(())
+    /// The probes in progress, per thread: the keys each has read so far, innermost last.
+    /// Reads of prototypes on a thread with no probe running are nobody's reads. The lock is
+    /// held only to note a key or to start or end a probe, never while a probe runs the
+    /// model's code, so a probe that reads a key path whose getter probes another (or waits
+    /// for another thread's probe) neither deadlocks nor mixes the two probes' keys.
+    private static let probes = Mutex<[ObjectIdentifier: [[String]]]>([:])
 
     /// A new prototype of `type`, in no context.
     static func make(_ type: ManagedObject.Type) throws -> ManagedObject {
@@ -28,24 +29,26 @@ enum ManagedPrototype {
         return object.entity === model.entities.first
     }
 
-    /// Called by a ``Managed`` accessor of a prototype: records the key read.
+    /// Called by a ``Managed`` accessor of a prototype: records the key read by the current
+    /// thread's innermost probe, if it runs one.
     static func noteAccess(_ key: String) {
         let thread = ObjectIdentifier(Thread.current)
-        accessed.withLock { state in
-            if state.prober == thread { state.keys.append(key) }
+        probes.withLock { probes in
+            guard let innermost = probes[thread]?.indices.last else { return }
+            probes[thread]?[innermost].append(key)
         }
     }
 
-    /// The keys of the ``Managed`` properties of prototypes that `body` reads, in order.
+    /// The keys of the ``Managed`` properties of prototypes that `body` reads on this thread,
+    /// in order; the reads of a probe `body` itself starts are that probe's alone.
     static func accessedKeys(during body: () -> Void) -> [String] {
-        probing.withLock { _ in
-            let thread = ObjectIdentifier(Thread.current)
-            accessed.withLock { $0 = (thread, []) }
-            body()
-            return accessed.withLock { state in
-                defer { state = (nil, []) }
-                return state.keys
-            }
+        let thread = ObjectIdentifier(Thread.current)
+        probes.withLock { $0[thread, default: []].append([]) }
+        body()
+        return probes.withLock { probes in
+            let keys = probes[thread]?.popLast() ?? []
+            if probes[thread]?.isEmpty == true { probes[thread] = nil }
+            return keys
         }
     }
 
