@@ -17,6 +17,12 @@ import Foundation
 /// classes' own validators and `validateForInsert()` do not run, since no object is made.
 /// Inverse to-many relationships of the related records are kept.
 ///
+/// Into an entity with uniqueness constraints, the executing context's merge policy decides:
+/// `.error` refuses a record that meets a saved record's constrained values (or another
+/// record's of the batch) with `PersistenceError` `constraintConflict`; the other policies make
+/// the batch an upsert (`.objectTrump` and `.overwrite`: the saved record takes the batch's
+/// values; `.storeTrump` and `.rollback`: it stays as it is).
+///
 /// Corresponds to Core Data's `NSBatchInsertRequest` with `resultType` `.objectIDs`;
 /// differences: to-one relationships may be set (Core Data's batch inserts set attributes only),
 /// values are validated against the model, and errors are thrown before anything is written.

@@ -5,6 +5,11 @@ extension ManagedObjectContext {
     /// Inserts the request's records into the store that takes new objects, in one write, and
     /// returns their permanent IDs in the order of the request's dictionaries.
     ///
+    /// Into an entity with uniqueness constraints, under a merge policy other than
+    /// ``MergePolicy/error``, records that share constrained values with a saved record or with
+    /// each other become one record (an upsert, in the same write: see ``BatchInsertRequest``);
+    /// the ID returned for such a dictionary is the record's it became.
+    ///
     /// Nothing is written unless every record is valid and every related record exists. Records
     /// related through a to-one relationship with a to-many inverse get the new records in that
     /// inverse; registered objects of this context for them turn back into faults (those with
@@ -20,6 +25,9 @@ extension ManagedObjectContext {
     ///   ``PersistenceError/Code/objectNotFound`` for a related record that is not saved or no
     ///   longer exists; ``PersistenceError/Code/saveFailed`` for a to-many relationship or a
     ///   one-to-one relationship with an inverse (set those through managed objects);
+    ///   ``PersistenceError/Code/constraintConflict`` under ``MergePolicy/error`` for a record
+    ///   that would break a uniqueness constraint, or under the others for one whose constrained
+    ///   values a saved record of another entity of the hierarchy has;
     ///   ``PersistenceError/Code/noPersistentStore``; what the store throws.
     ///
     /// Corresponds to `-[NSManagedObjectContext executeRequest:error:]` with an
@@ -38,9 +46,6 @@ extension ManagedObjectContext {
         let plan = try BatchInsertPlan(entity: entity)
         var records: [[StoreValue]] = []
         records.reserveCapacity(request.objects.count)
-        /// For each related record (by relationship and key: every related record is in `store`),
-        /// the positions of the new records its to-many inverse gains, if it has one.
-        var gains: [BatchInsertPlan.RelatedKey: (target: ManagedObjectID, inverse: RelationshipDescription?, positions: [Int])] = [:]
         var failures: [any Error] = []
         var checkedValues = plan.defaultCheckedValues
         for (position, dictionary) in request.objects.enumerated() {
@@ -63,10 +68,6 @@ extension ManagedObjectContext {
                     let id = try relatedID(raw, for: relationship, label: label(), storeIdentifier: store.identifier)
                     objectValue = id
                     record[index] = .toOne(id)
-                    if let key = id.primaryKey {
-                        gains[BatchInsertPlan.RelatedKey(relationship: index, primaryKey: key), default: (id, relationship.inverseRelationship, [])]
-                            .positions.append(position)
-                    }
                 }
                 if let slot = plan.checkedSlot[index] { checkedValues[slot] = objectValue }
             }
@@ -83,27 +84,75 @@ extension ManagedObjectContext {
         }
         if let error = ValidationError.combining(failures) { throw error }
 
-        let ids = try persistentStoreCoordinator.performSave { () throws -> [ManagedObjectID] in
+        let (ids, refreshed) = try persistentStoreCoordinator.performSave { () throws -> ([ManagedObjectID], [ManagedObjectID]) in
+            // Records sharing a uniqueness constraint's values with a saved record or with each
+            // other, made one by the merge policy (none under `.error`: the write refuses them).
+            let upserts = try batchInsertUpserts(of: records, into: entity, store: store)
+            let insertedPositions = upserts?.insertedPositions ?? Array(records.indices)
             // Keys claimed by the write's own transaction where the store can (one commit).
             let keyProvider = store as? any SaveKeyProviding
             defer { keyProvider?.discardSaveKeys() }
-            let keys = try keyProvider?.saveKeys(for: entity, count: records.count) ?? store.newPrimaryKeys(for: entity, count: records.count)
-            var ids = keys.map { ManagedObjectID(entity: entity, storeIdentifier: store.identifier, primaryKey: $0) }
+            let keys = try keyProvider?.saveKeys(for: entity, count: insertedPositions.count)
+                ?? store.newPrimaryKeys(for: entity, count: insertedPositions.count)
+            var newIDs: [Int: ManagedObjectID] = [:]
+            for (position, key) in zip(insertedPositions, keys) {
+                newIDs[position] = ManagedObjectID(entity: entity, storeIdentifier: store.identifier, primaryKey: key)
+            }
+            var ids: [ManagedObjectID] = try records.indices.map { position in
+                switch upserts?.targets[position] ?? .inserted(position) {
+                case .saved(let id): return id
+                case .inserted(let first):
+                    guard let id = newIDs[first] else {
+                        throw PersistenceError(.saveFailed, message: "the store gave fewer keys than the batch insert asked for")
+                    }
+                    return id
+                }
+            }
             var changes = SaveChanges()
-            changes.inserted = zip(ids, records).map { StoreRecord(objectID: $0, version: 1, values: $1) }
-            // Every related record must exist; those whose inverse gains members are read whole.
-            let existing = try store.versions(of: gains.values.map(\.target))  // the versions the write checks again
-            if let missing = gains.values.first(where: { existing[$0.target] == nil })?.target {
+            changes.inserted = insertedPositions.compactMap { position in
+                newIDs[position].map { StoreRecord(objectID: $0, version: 1, values: upserts?.values[position] ?? records[position]) }
+            }
+            // What each related record's to-many inverse gains and loses, by relationship and key.
+            var inverseChanges: [BatchInsertPlan.RelatedKey: BatchInsertPlan.InverseChange] = [:]
+            func note(_ value: StoreValue, of relationship: RelationshipDescription, _ id: ManagedObjectID, gains: Bool, saved: Bool = false) {
+                guard case .toOne(let target?) = value, let key = target.primaryKey else { return }
+                let related = BatchInsertPlan.RelatedKey(relationship: relationship.index, primaryKey: key)
+                if gains {
+                    inverseChanges[related, default: .init(target: target, inverse: relationship.inverseRelationship)].gained.append(id)
+                    if saved { inverseChanges[related]?.gainsSavedRecords = true }
+                } else {
+                    inverseChanges[related, default: .init(target: target, inverse: relationship.inverseRelationship)].lost.insert(id)
+                }
+            }
+            let toOnes = entity.relationships.filter { !$0.isToMany }
+            for record in changes.inserted {
+                for relationship in toOnes { note(record.values[relationship.index], of: relationship, record.objectID, gains: true) }
+            }
+            var updated: [ManagedObjectID: StoreRecord] = [:]
+            for update in upserts?.updates ?? [] {
+                for relationship in toOnes where update.record.values[relationship.index] != update.values[relationship.index] {
+                    note(update.record.values[relationship.index], of: relationship, update.record.objectID, gains: false)
+                    note(update.values[relationship.index], of: relationship, update.record.objectID, gains: true, saved: true)
+                }
+                var record = update.record
+                record.values = update.values
+                updated[record.objectID] = record
+            }
+            // Every record the batch relates to must exist (those it unrelates from need not);
+            // those whose inverse changes are read whole.
+            let gainedTargets = inverseChanges.values.filter { !$0.gained.isEmpty }.map(\.target)
+            let existing = try store.versions(of: gainedTargets)  // the versions the write checks again
+            if let missing = gainedTargets.first(where: { existing[$0] == nil }) {
                 throw PersistenceError(
                     .objectNotFound, message: "the batch relates records to \(missing), which does not exist", objectID: missing)
             }
-            let current = try store.records(for: gains.values.filter { $0.inverse != nil }.map(\.target))
-            // One updated record per target, with every inverse that gains members.
-            var updated: [ManagedObjectID: StoreRecord] = [:]
-            for gain in gains.values {
-                guard let inverse = gain.inverse else { continue }
-                let target = gain.target
+            let current = try store.records(for: inverseChanges.values.filter { $0.inverse != nil }.map(\.target).filter { updated[$0] == nil })
+            // One updated record per target, with every inverse that gains or loses members.
+            for change in inverseChanges.values {
+                guard let inverse = change.inverse else { continue }
+                let target = change.target
                 guard var record = updated[target] ?? current[target] else {
+                    if change.gained.isEmpty { continue }  // unrelated from a record deleted meanwhile
                     throw PersistenceError(
                         .objectNotFound, message: "the batch relates records to \(target), which no longer exists", objectID: target)
                 }
@@ -111,37 +160,57 @@ extension ManagedObjectContext {
                 if inverse.index < record.values.count, case .toMany(let existing) = record.values[inverse.index] {
                     members = existing
                 }
-                members += gain.positions.map { ids[$0] }
+                if !change.lost.isEmpty { members.removeAll { change.lost.contains($0) } }
+                if change.gainsSavedRecords {
+                    // An upserted record may be a member already.
+                    let present = Set(members)
+                    members += change.gained.filter { !present.contains($0) }
+                } else {
+                    members += change.gained
+                }
                 record.values[inverse.index] = .toMany(members)
                 updated[target] = record
             }
+            let originalVersions = Dictionary(
+                (upserts?.updates ?? []).map { ($0.record.objectID, $0.record.version) } + current.map { ($0.key, $0.value.version) },
+                uniquingKeysWith: { first, _ in first })
             for (target, record) in updated {
-                changes.expectedVersions[target] = record.version
-                let version = try Self.version(after: record.version, of: target)
-                changes.updated.append(StoreRecord(objectID: target, version: version, values: record.values))
+                let version = originalVersions[target] ?? record.version
+                changes.expectedVersions[target] = version
+                changes.updated.append(StoreRecord(objectID: target, version: try Self.version(after: version, of: target), values: record.values))
             }
-            // In history, a related record's update names the inverses that gained the new records.
+            // In history, a related record's update names the inverses that gained or lost
+            // records, an upserted record's its attributes and to-one relationships.
             changes.history = SaveChanges.HistoryDetails(author: transactionAuthor, contextName: name)
-            for gain in gains.values { if let inverse = gain.inverse { changes.history.updatedProperties[gain.target, default: []].insert(inverse.name) } }
+            for change in inverseChanges.values {
+                if let inverse = change.inverse { changes.history.updatedProperties[change.target, default: []].insert(inverse.name) }
+            }
+            for update in upserts?.updates ?? [] {
+                for property in entity.properties where !property.isTransient && update.record.values[property.index] != update.values[property.index] {
+                    changes.history.updatedProperties[update.record.objectID, default: []].insert(property.name)
+                }
+            }
             do {
                 try store.apply(changes)
             } catch is SaveKeysTaken {
                 // Another writer on the same file reserved those keys first: write with others.
-                let fresh = try store.newPrimaryKeys(for: entity, count: records.count).map {
+                let fresh = try store.newPrimaryKeys(for: entity, count: insertedPositions.count).map {
                     ManagedObjectID(entity: entity, storeIdentifier: store.identifier, primaryKey: $0)
                 }
-                let replacements = Dictionary(zip(ids, fresh), uniquingKeysWith: { first, _ in first })
+                let replacements = Dictionary(
+                    zip(insertedPositions.compactMap { newIDs[$0] }, fresh), uniquingKeysWith: { first, _ in first })
                 changes.inserted = changes.inserted.map { $0.replacingIDs(replacements) }
                 changes.updated = changes.updated.map { $0.replacingIDs(replacements) }
-                ids = fresh
+                ids = ids.map { replacements[$0] ?? $0 }
                 try store.apply(changes)
             }
-            // Sibling contexts' faults holding rows of the targets must read them again.
-            persistentStoreCoordinator.savedRecords.recordSave(changing: changes.updated.map(\.objectID))
-            return ids
+            // Sibling contexts' faults holding rows of the updated records must read them again.
+            let changed = changes.updated.map(\.objectID)
+            persistentStoreCoordinator.savedRecords.recordSave(changing: changed)
+            return (ids, changed)
         }
-        for gain in gains.values where gain.inverse != nil {
-            guard let object = registered[gain.target], !object.hasChanges else { continue }
+        for id in refreshed {
+            guard let object = registered[id], !object.hasChanges else { continue }
             refresh(object, mergeChanges: false)
         }
         return ids
@@ -238,6 +307,18 @@ private struct BatchInsertPlan {
     struct RelatedKey: Hashable {
         var relationship: Int
         var primaryKey: Int64
+    }
+
+    /// What a related record's to-many inverse (if the relationship has one) gains and loses.
+    struct InverseChange {
+        var target: ManagedObjectID
+        var inverse: RelationshipDescription?
+        /// The records it gains, in the batch's order.
+        var gained: [ManagedObjectID] = []
+        /// Saved records that leave it (upserted records related elsewhere now).
+        var lost: Set<ManagedObjectID> = []
+        /// Whether some of `gained` are saved records, which may be members already.
+        var gainsSavedRecords = false
     }
 
     /// A record with each attribute's default value, empty to-many relationships, nil elsewhere.
