@@ -94,7 +94,7 @@ extension ManagedObjectContext {
             defer { keyProvider?.discardSaveKeys() }
             let keys = try keyProvider?.saveKeys(for: entity, count: insertedPositions.count)
                 ?? store.newPrimaryKeys(for: entity, count: insertedPositions.count)
-            var newIDs: [Int: ManagedObjectID] = [:]
+            var newIDs = [ManagedObjectID?](repeating: nil, count: records.count)
             for (position, key) in zip(insertedPositions, keys) {
                 newIDs[position] = ManagedObjectID(entity: entity, storeIdentifier: store.identifier, primaryKey: key)
             }

@@ -53,8 +53,16 @@ enum ClassModelReader {
                 properties.append(try property(field, entity: name, classes: classes, names: names))
             }
             let constraints = try uniquenessConstraints(of: type, fields: own, entity: name)
+            var indexes = type.entityDeclaration.indexes
+            for field in own where field.declaration?.options.contains(.indexed) == true
+                && !indexes.contains(where: { $0.name == field.name + "Index" }) {
+                indexes.append(FetchIndexDescription(
+                    name: field.name + "Index", elements: [FetchIndexElementDescription(propertyName: field.name)]))
+            }
             drafts.append(
-                Draft(type: type, name: name, parent: parent, properties: properties, uniquenessConstraints: constraints))
+                Draft(
+                    type: type, name: name, parent: parent, properties: properties, uniquenessConstraints: constraints,
+                    indexes: indexes))
         }
         try pairInverses(&drafts)
         return drafts.map(\.entity)
@@ -184,13 +192,14 @@ enum ClassModelReader {
         var parent: String?
         var properties: [Property]
         var uniquenessConstraints: [[String]]
+        var indexes: [FetchIndexDescription]
 
         var entity: Entity {
             let declaration = type.entityDeclaration
             return Entity(
                 name, class: type, parent: parent, abstract: declaration.isAbstract,
                 renamingIdentifier: declaration.renamingIdentifier, versionHashModifier: declaration.versionHashModifier,
-                userInfo: declaration.userInfo, uniquenessConstraints: uniquenessConstraints,
+                userInfo: declaration.userInfo, uniquenessConstraints: uniquenessConstraints, indexes: indexes,
                 properties: properties.map(\.property))
         }
     }

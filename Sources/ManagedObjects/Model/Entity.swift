@@ -33,6 +33,7 @@ public struct Entity: Sendable {
     var versionHashModifier: String?
     var userInfo: [String: String]
     var uniquenessConstraints: [[String]]
+    var indexes: [FetchIndexDescription]
     var properties: [Property]
 
     /// Describes an entity whose properties are listed by a builder.
@@ -48,6 +49,7 @@ public struct Entity: Sendable {
     ///   - userInfo: Your own information about the entity.
     ///   - uniquenessConstraints: Sets of property names whose values together no two objects of
     ///     the entity (and its subentities) may share: `[["email"], ["firstName", "lastName"]]`.
+    ///   - indexes: Indexes of the entity's records in SQL stores (``FetchIndexDescription``).
     ///   - properties: The entity's own properties (inherited ones are not repeated).
     ///
     /// Corresponds to creating an `NSEntityDescription`; differences: named arguments instead of
@@ -55,13 +57,13 @@ public struct Entity: Sendable {
     public init(
         _ name: String, class: ManagedObject.Type? = nil, className: String? = nil, parent: String? = nil,
         abstract: Bool = false, renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
-        userInfo: [String: String] = [:], uniquenessConstraints: [[String]] = [],
+        userInfo: [String: String] = [:], uniquenessConstraints: [[String]] = [], indexes: [FetchIndexDescription] = [],
         @PropertyBuilder properties: () -> [Property] = { [] }
     ) {
         self.init(
             name, class: `class`, className: className, parent: parent, abstract: abstract,
             renamingIdentifier: renamingIdentifier, versionHashModifier: versionHashModifier,
-            userInfo: userInfo, uniquenessConstraints: uniquenessConstraints, properties: properties())
+            userInfo: userInfo, uniquenessConstraints: uniquenessConstraints, indexes: indexes, properties: properties())
     }
 
     /// Describes an entity whose properties are given as an array.
@@ -74,7 +76,8 @@ public struct Entity: Sendable {
     public init(
         _ name: String, class: ManagedObject.Type? = nil, className: String? = nil, parent: String? = nil,
         abstract: Bool = false, renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
-        userInfo: [String: String] = [:], uniquenessConstraints: [[String]] = [], properties: [Property]
+        userInfo: [String: String] = [:], uniquenessConstraints: [[String]] = [], indexes: [FetchIndexDescription] = [],
+        properties: [Property]
     ) {
         self.name = name
         self.managedObjectClass = `class`
@@ -85,6 +88,7 @@ public struct Entity: Sendable {
         self.versionHashModifier = versionHashModifier
         self.userInfo = userInfo
         self.uniquenessConstraints = uniquenessConstraints
+        self.indexes = indexes
         self.properties = properties
     }
 }

@@ -55,6 +55,11 @@ public struct EntityDeclaration: Sendable {
     public var uniquenessConstraints: [[String]]
     /// Constraints named by key paths, resolved to property names when the model is read.
     var uniquenessKeyPaths: [[AnyKeyPath & Sendable]] = []
+    /// The entity's fetch indexes, which the SQL stores create. The model made from classes
+    /// lists these first, then one per property declared ``ManagedOptions/indexed``.
+    ///
+    /// Corresponds to `NSEntityDescription.indexes`.
+    public var indexes: [FetchIndexDescription] = []
 
     /// Describes the entity.
     ///
@@ -66,11 +71,13 @@ public struct EntityDeclaration: Sendable {
     ///   - userInfo: Your own information about the entity.
     ///   - uniquenessConstraints: Sets of property names whose values together no two objects
     ///     may share.
+    ///   - indexes: The entity's fetch indexes (``FetchIndexDescription``).
     ///
     /// Corresponds to setting the fields of a new `NSEntityDescription`.
     public init(
         name: String? = nil, abstract: Bool = false, renamingIdentifier: String? = nil,
-        versionHashModifier: String? = nil, userInfo: [String: String] = [:], uniquenessConstraints: [[String]] = []
+        versionHashModifier: String? = nil, userInfo: [String: String] = [:], uniquenessConstraints: [[String]] = [],
+        indexes: [FetchIndexDescription] = []
     ) {
         self.name = name
         self.isAbstract = abstract
@@ -78,6 +85,7 @@ public struct EntityDeclaration: Sendable {
         self.versionHashModifier = versionHashModifier
         self.userInfo = userInfo
         self.uniquenessConstraints = uniquenessConstraints
+        self.indexes = indexes
     }
 
     /// Describes the entity, naming its uniqueness constraints by key paths of its class.
@@ -96,11 +104,11 @@ public struct EntityDeclaration: Sendable {
     public init<Root: ManagedObject>(
         name: String? = nil, abstract: Bool = false, renamingIdentifier: String? = nil,
         versionHashModifier: String? = nil, userInfo: [String: String] = [:],
-        uniquenessConstraints: [[PartialKeyPath<Root> & Sendable]]
+        uniquenessConstraints: [[PartialKeyPath<Root> & Sendable]], indexes: [FetchIndexDescription] = []
     ) {
         self.init(
             name: name, abstract: abstract, renamingIdentifier: renamingIdentifier,
-            versionHashModifier: versionHashModifier, userInfo: userInfo)
+            versionHashModifier: versionHashModifier, userInfo: userInfo, indexes: indexes)
         uniquenessKeyPaths = uniquenessConstraints.map { $0.map { $0 } }
     }
 }

@@ -104,6 +104,11 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// Corresponds to Core Data's `NSEntityDescription.uniquenessConstraints`; differences:
     /// names only, as Xcode writes them.
     public let uniquenessConstraints: [[String]]
+    /// The entity's own fetch indexes, which the SQL stores create in the entity's table. They
+    /// are not part of the version hash.
+    ///
+    /// Corresponds to Core Data's `NSEntityDescription.indexes`.
+    public let indexes: [FetchIndexDescription]
     /// A 32-byte SHA-256 digest of what affects how the entity's objects are stored: its name,
     /// whether it is abstract, its superentity's version hash, its properties' version hashes and
     /// its ``versionHashModifier``.
@@ -178,6 +183,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         versionHashModifier = spec.versionHashModifier
         userInfo = spec.userInfo
         uniquenessConstraints = spec.uniquenessConstraints
+        indexes = spec.indexes
 
         var encoder = VersionHashEncoder(kind: "entity")
         encoder.append(string: spec.name)

@@ -47,6 +47,7 @@ struct ModelAssembler {
                 property.lifetime = lifetime
             }
             try UniquenessConstraint.check(entity)
+            try FetchIndexDescription.check(entity)
             built[spec.name] = entity
         }
         let entities = specs.compactMap { built[$0.name] }

@@ -7,9 +7,10 @@ import FoundationXML
 /// Reads the `contents` XML file of an Xcode model (`.xcdatamodel`) into ``Entity`` values.
 ///
 /// The XML is what Xcode 4 and later write: a `<model>` root holding `<entity>` elements (with
-/// `<attribute>`, `<relationship>`, `<userInfo>` and `<uniquenessConstraints>` children),
-/// `<fetchRequest>` templates and `<configuration>`s. Elements that do not affect the model
-/// (`<elements>` layout, fetched properties, indexes) are skipped. Anything else wrong ends the parse
+/// `<attribute>`, `<relationship>`, `<userInfo>`, `<uniquenessConstraints>` and `<fetchIndex>`
+/// children), `<fetchRequest>` templates and `<configuration>`s. An attribute marked `indexed`
+/// (Xcode's older form) gets a fetch index of its own. Elements that do not affect the model
+/// (`<elements>` layout, fetched properties, expression elements of fetch indexes) are skipped. Anything else wrong ends the parse
 /// with a ``ModelError`` carrying the file and line.
 final class ModelFileParser: NSObject, XMLParserDelegate {
     private let url: URL
@@ -76,6 +77,10 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
                 entity = try makeEntity(attributes, parser)
             case ("entity", "attribute"):
                 property = try makeAttribute(attributes, parser)
+                if try flag("indexed", in: attributes, parser), let name = attributes["name"] {
+                    entity?.indexes.append(FetchIndexDescription(
+                        name: name + "Index", elements: [FetchIndexElementDescription(propertyName: name)]))
+                }
             case ("entity", "relationship"):
                 property = try makeRelationship(attributes, parser)
             case ("entity", "userInfo"), ("attribute", "userInfo"), ("relationship", "userInfo"):
@@ -89,6 +94,11 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
             case ("uniquenessConstraint", "constraint"):
                 let name = try required("value", of: elementName, in: attributes, parser)
                 if let last = entity?.uniquenessConstraints.indices.last { entity?.uniquenessConstraints[last].append(name) }
+            case ("entity", "fetchIndex"):
+                let name = try required("name", of: elementName, in: attributes, parser)
+                entity?.indexes.append(FetchIndexDescription(name: name, elements: []))
+            case ("fetchIndex", "fetchIndexElement"):
+                try addFetchIndexElement(attributes, parser)
             case ("model", "fetchRequest"):
                 let name = try required("name", of: elementName, in: attributes, parser)
                 fetchRequestTemplates[name] = try makeFetchRequestTemplate(named: name, attributes, parser)
@@ -136,6 +146,9 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
         case ("entity", "attribute"), ("entity", "relationship"):
             if let property { entity?.properties.append(property) }
             property = nil
+        case ("entity", "fetchIndex"):
+            // An index of expression elements only: nothing this library can index.
+            if entity?.indexes.last?.elements.isEmpty == true { entity?.indexes.removeLast() }
         case ("model", "configuration"):
             configuration = nil
         default:
@@ -207,6 +220,25 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
             preservesValueInHistoryOnDeletion: try flag("preserveAfterDeletion", in: attributes, parser),
             renamingIdentifier: attributes["elementID"] ?? attributes["renamingIdentifier"],
             versionHashModifier: attributes["versionHashModifier"])
+    }
+
+    /// A `<fetchIndexElement>` naming a property (`type` `Binary` or `RTree`, `order`
+    /// `ascending` or `descending`); an expression element is skipped.
+    private func addFetchIndexElement(_ attributes: [String: String], _ parser: XMLParser) throws {
+        guard let name = attributes["property"] else { return }
+        var element = FetchIndexElementDescription(propertyName: name)
+        switch attributes["type"] {
+        case nil, "Binary": element.collationType = .binary
+        case "RTree": element.collationType = .rTree
+        case let other?: throw failure(parser, "type \"\(other)\" of a fetch index element is not \"Binary\" or \"RTree\"")
+        }
+        switch attributes["order"] {
+        case nil, "ascending": element.isAscending = true
+        case "descending": element.isAscending = false
+        case let other?: throw failure(parser, "order \"\(other)\" of a fetch index element is not \"ascending\" or \"descending\"")
+        }
+        guard let last = entity?.indexes.indices.last else { return }
+        entity?.indexes[last].elements.append(element)
     }
 
     private func makeRelationship(_ attributes: [String: String], _ parser: XMLParser) throws -> Property {

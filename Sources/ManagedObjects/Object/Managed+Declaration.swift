@@ -49,6 +49,14 @@ public struct ManagedOptions: OptionSet, Sendable {
     /// Corresponds to a relationship whose inverse is "No Inverse" in Xcode's model editor
     /// (which warns about it).
     public static let noInverse = ManagedOptions(rawValue: 1 << 3)
+    /// The SQL stores index the property's column, so that fetches filtering or sorting by it
+    /// need not read every record: a fetch index named after the property plus `Index`, over it
+    /// alone, ascending. Indexes over several properties are named by
+    /// ``EntityDeclaration/indexes``.
+    ///
+    /// Corresponds to a one-element `NSFetchIndexDescription` (Xcode's "Indexed" checkbox of
+    /// older models), or to SwiftData's `#Index` of one key path.
+    public static let indexed = ManagedOptions(rawValue: 1 << 4)
 }
 
 extension Managed where Value: Sendable {

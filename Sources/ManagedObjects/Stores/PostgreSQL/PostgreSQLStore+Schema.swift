@@ -36,11 +36,14 @@ extension PostgreSQLStore {
                 }
                 let identifier = try create(connection, schema: schema, model: model)
                 try database.synchronizeUniqueIndexes(schema: schema, model: model, store: server)
+                try database.synchronizeFetchIndexes(schema: schema, model: model)
                 return identifier
             }
             let identifier = try check(connection, schema: schema, model: model, server: server, migrate: migrate)
-            // Uniqueness constraints are not part of the version hash: the indexes follow the model.
+            // Uniqueness constraints and fetch indexes are not part of the version hash: the indexes
+            // follow the model.
             try database.synchronizeUniqueIndexes(schema: schema, model: model, store: server)
+            try database.synchronizeFetchIndexes(schema: schema, model: model)
             return identifier
         }
     }

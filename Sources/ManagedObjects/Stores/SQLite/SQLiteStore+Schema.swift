@@ -34,11 +34,14 @@ extension SQLiteStore {
                 }
                 let identifier = try create(connection, schema: schema, model: model)
                 try SQLiteMigrationDatabase(connection: connection).synchronizeUniqueIndexes(schema: schema, model: model, store: path)
+                try SQLiteMigrationDatabase(connection: connection).synchronizeFetchIndexes(schema: schema, model: model)
                 return identifier
             }
             let identifier = try check(connection, schema: schema, model: model, path: path, migrate: migrate)
-            // Uniqueness constraints are not part of the version hash: the indexes follow the model.
+            // Uniqueness constraints and fetch indexes are not part of the version hash: the indexes
+            // follow the model.
             try SQLiteMigrationDatabase(connection: connection).synchronizeUniqueIndexes(schema: schema, model: model, store: path)
+            try SQLiteMigrationDatabase(connection: connection).synchronizeFetchIndexes(schema: schema, model: model)
             return identifier
         }
     }
