@@ -138,18 +138,7 @@ extension ManagedObjectContext {
         }
         if keys.count <= 16 {
             for key in keys {
-                var format: [String] = []
-                var arguments: [Any?] = []
-                for (property, value) in zip(constraint.properties, key) {
-                    format.append("%K == %@")
-                    arguments.append(property.name)
-                    if case .toOne(let id?) = value {
-                        arguments.append(StoreObjectReference(objectID: id))
-                    } else {
-                        arguments.append(try objectValue(value, for: property))
-                    }
-                }
-                let predicate = try KeyValuePredicate(format: format.joined(separator: " AND "), argumentArray: arguments)
+                let predicate = try predicate(matching: key, of: constraint)
                 let result = try store.fetch(StoreFetchRequest(entity: constraint.entity, includesSubentities: true, predicate: predicate))
                 take(result.records.filter { constraint.key(of: $0) == key })
             }

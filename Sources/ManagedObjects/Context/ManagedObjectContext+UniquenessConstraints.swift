@@ -169,6 +169,22 @@ extension ManagedObjectContext {
         return key
     }
 
+    /// A predicate that the records with `key` as `constraint`'s values match.
+    func predicate(matching key: [StoreValue], of constraint: UniquenessConstraint) throws -> KeyValuePredicate {
+        var format: [String] = []
+        var arguments: [Any?] = []
+        for (property, value) in zip(constraint.properties, key) {
+            format.append("%K == %@")
+            arguments.append(property.name)
+            if case .toOne(let id?) = value {
+                arguments.append(StoreObjectReference(objectID: id))
+            } else {
+                arguments.append(try objectValue(value, for: property))
+            }
+        }
+        return try KeyValuePredicate(format: format.joined(separator: " AND "), argumentArray: arguments)
+    }
+
     /// Saved objects first, then unsaved ones in the order they were inserted.
     private static func insertionOrder(of object: ManagedObject) -> UInt64 {
         object.objectID.key.temporaryNumber ?? 0
@@ -196,18 +212,7 @@ extension ManagedObjectContext {
             if let everyRecord {
                 found = everyRecord[key] ?? []
             } else {
-                var format: [String] = []
-                var arguments: [Any?] = []
-                for (property, value) in zip(constraint.properties, key) {
-                    format.append("%K == %@")
-                    arguments.append(property.name)
-                    if case .toOne(let id?) = value {
-                        arguments.append(StoreObjectReference(objectID: id))
-                    } else {
-                        arguments.append(try context.objectValue(value, for: property))
-                    }
-                }
-                let predicate = try KeyValuePredicate(format: format.joined(separator: " AND "), argumentArray: arguments)
+                let predicate = try context.predicate(matching: key, of: constraint)
                 let result = try store.fetch(StoreFetchRequest(entity: constraint.entity, includesSubentities: true, predicate: predicate))
                 if result.appliedPredicate {
                     found = result.records
