@@ -146,7 +146,7 @@ extension ManagedObjectContext {
         let insertedObjects = Array(inserted)
         // Each inserted object knows its position in `insertedObjects` (its save slot), where
         // its permanent ID is found while the records are built.
-        var permanentIDs = [ManagedObjectID?](repeating: nil, count: insertedObjects.count)
+        let permanentIDs = SavePermanentIDs(count: insertedObjects.count)
         var slotsByEntity: [ObjectIdentifier: [Int]] = [:]
         for (slot, object) in insertedObjects.enumerated() {
             object.saveSlot = slot
@@ -162,12 +162,12 @@ extension ManagedObjectContext {
             let entity = insertedObjects[slots[0]].entity
             let keys = try keyProvider?.saveKeys(for: entity, count: slots.count) ?? store.newPrimaryKeys(for: entity, count: slots.count)
             for (slot, key) in zip(slots, keys) {
-                permanentIDs[slot] = ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: storeIdentifier, primaryKey: key))
+                permanentIDs.ids[slot] = ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: storeIdentifier, primaryKey: key))
             }
         }
         func id(of object: ManagedObject) -> ManagedObjectID {
             let slot = object.saveSlot
-            if slot >= 0 && slot < insertedObjects.count && insertedObjects[slot] === object, let id = permanentIDs[slot] {
+            if slot >= 0 && slot < insertedObjects.count && insertedObjects[slot] === object, let id = permanentIDs.ids[slot] {
                 return id
             }
             return object.objectID
@@ -250,11 +250,11 @@ extension ManagedObjectContext {
                 let entity = insertedObjects[slots[0]].entity
                 let keys = try store.newPrimaryKeys(for: entity, count: slots.count)
                 for (slot, key) in zip(slots, keys) {
-                    guard let old = permanentIDs[slot] else { continue }
+                    guard let old = permanentIDs.ids[slot] else { continue }
                     let new = ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: storeIdentifier, primaryKey: key))
                     replacements[old] = new
                     // Rows written from storage find their related objects' IDs here.
-                    permanentIDs[slot] = new
+                    permanentIDs.ids[slot] = new
                 }
             }
             changes.inserted = changes.inserted.map { $0.replacingIDs(replacements) }
@@ -688,6 +688,18 @@ extension ManagedObjectContext {
             Self.updatedObjectIDsKey: updatedIDs, Self.deletedObjectIDsKey: deletedIDs,
         ]
         notificationCenter.post(name: Self.didSaveNotification, object: self, userInfo: userInfo)
+    }
+}
+
+/// The permanent IDs a save gives its inserted objects, by save slot. A class, so that the
+/// closures that look an object's ID up (once for each reference a row or record writes) capture
+/// no variable: every read of a captured variable is checked for exclusivity, which costs more
+/// than the lookup. SAFETY: confined to the save that makes it; no access spans another.
+final class SavePermanentIDs {
+    @exclusivity(unchecked) var ids: [ManagedObjectID?]
+
+    init(count: Int) {
+        ids = [ManagedObjectID?](repeating: nil, count: count)
     }
 }
 

@@ -108,6 +108,8 @@ public final class ManagedObjectContext {
     let notificationStreams = ContextNotificationStreams()
     /// Where remote changes wait while ``automaticallyMergesChangesFromParent`` is on.
     var remoteChangeMailbox: RemoteChangeMailbox?
+    /// How the undo actions of insertions and deletions reach the context (see `ContextUndoHandle`).
+    let undoHandle = ContextUndoHandle()
 
     /// Creates a context that saves to `coordinator`'s stores.
     ///
@@ -116,9 +118,11 @@ public final class ManagedObjectContext {
     public init(coordinator: PersistentStoreCoordinator, notificationCenter: NotificationCenter = .default) {
         persistentStoreCoordinator = coordinator
         self.notificationCenter = notificationCenter
+        undoHandle.context = self
     }
 
     deinit {
+        undoHandle.context = nil
         for object in registered.values { object.context = nil }
         for object in inserted { object.context = nil }
     }
@@ -524,7 +528,7 @@ public final class ManagedObjectContext {
 
     /// Records a change of a registered object: it becomes updated (unless inserted or
     /// deleted), and the undo manager learns how to reverse it.
-    func recordChange(of object: ManagedObject, property: PropertyDescription, reversal: ManagedChangeReversal) {
+    func recordChange(of object: ManagedObject, property: PropertyDescription, reversal: consuming ManagedChangeReversal) {
         if object.flags.isDisjoint(with: [.inserted, .deleted]) {
             if !object.flags.contains(.updated) {
                 object.flags.insert(.updated)
@@ -542,7 +546,10 @@ public final class ManagedObjectContext {
                 unannouncedUpdated.insert(object)
             }
         }
-        undoManager?.registerUndo(ManagedUndoAction(object: object, operation: .reverse(property, reversal), context: nil))
+        // The reversal is moved into the action and the action into its group: no copies.
+        if let undoManager, undoManager.isUndoRegistrationEnabled {
+            undoManager.registerManagedUndo(ManagedUndoAction(object: object, operation: .reverse(property, reversal), context: nil))
+        }
     }
 
     // MARK: - Unannounced insertions

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An entity of a managed object model: a name, the class of its objects, its attributes and
 /// relationships, and its place in the entity inheritance tree.
@@ -66,6 +67,21 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     ///
     /// Corresponds to Core Data's `NSEntityDescription.propertiesByName`.
     public let propertiesByName: [String: PropertyDescription]
+    /// The property ``property(named:)`` found last, so that code setting one key by name on
+    /// many objects (an `awakeFromInsert` setting a primitive value) finds it by comparing two
+    /// names instead of hashing the key. SAFETY: a property of ``properties``, which the entity
+    /// holds for its whole life, so the unretained reference is valid while the entity is.
+    private let lastNamedProperty = Atomic<Unmanaged<PropertyDescription>?>(nil)
+    /// The property named `key`, inherited ones included: ``propertiesByName``'s answer, with the
+    /// last property found kept, so that asking for one key again and again (one key set on
+    /// many objects) compares two names instead of hashing the key.
+    package func property(named key: String) -> PropertyDescription? {
+        if let last = lastNamedProperty.load(ordering: .acquiring)?.takeUnretainedValue(), last.name == key { return last }
+        guard let property = propertiesByName[key] else { return nil }
+        lastNamedProperty.store(Unmanaged.passUnretained(property), ordering: .releasing)
+        return property
+    }
+
     /// The attributes among ``properties``, in the same order.
     ///
     /// Corresponds to nothing in Core Data, which has only `attributesByName`; differences: ordered.

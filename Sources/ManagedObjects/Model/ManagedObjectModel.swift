@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A managed object model: the entities of an object graph, checked and connected, with version
 /// hashes that tell whether a store was written with the same schema.
@@ -71,6 +72,11 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// The entity of each class the model gives to exactly one entity: what
     /// `ManagedObject.init(context:)` looks up on every insert.
     private let soleEntitiesByClass: [ObjectIdentifier: EntityDescription]
+    /// The entity ``soleEntity(for:)`` found last: making many objects of one class (each
+    /// `init(context:)` asks) then compares two classes instead of hashing one. SAFETY: an
+    /// entity of ``entities``, which the model holds for its whole life, so the unretained
+    /// reference is valid while the model is.
+    private let lastSoleEntity = Atomic<Unmanaged<EntityDescription>?>(nil)
     /// Tells the model's descriptions, which point back at each other without reference
     /// counting, that the model and so all of them are alive.
     let lifetime: ModelLifetime
@@ -186,7 +192,11 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// The one entity whose class is `type`; nil when the model gives the class to no entity or
     /// to several.
     func soleEntity(for type: ManagedObject.Type) -> EntityDescription? {
-        soleEntitiesByClass[ObjectIdentifier(type)]
+        // Only sole entities are kept, so an entity of the class is the class's sole entity.
+        if let last = lastSoleEntity.load(ordering: .acquiring)?.takeUnretainedValue(), last.managedObjectClass == type { return last }
+        guard let entity = soleEntitiesByClass[ObjectIdentifier(type)] else { return nil }
+        lastSoleEntity.store(Unmanaged.passUnretained(entity), ordering: .releasing)
+        return entity
     }
 
     /// The model's entity names: `"ManagedObjectModel(Department, Employee)"`.

@@ -72,6 +72,10 @@ extension Managed {
         if Value.self == Data?.self { return object.setManagedOptionalDataValue(unsafeBitCast(newValue, to: Data?.self), at: index) }
         if Value.self == URL.self { return object.setManagedURLValue(unsafeBitCast(newValue, to: URL.self), at: index) }
         if Value.self == URL?.self { return object.setManagedOptionalURLValue(unsafeBitCast(newValue, to: URL?.self), at: index) }
+        // A to-one relationship's object: the cast is resolved here, where `Value` is concrete
+        // (`Destination?` unwraps and upcasts; types that are no class fail it at compile time),
+        // instead of by the runtime in the generic setter.
+        if let related = newValue as? ManagedObject, object.setManagedRelatedObject(related, at: index) { return }
         object.setManagedValue(newValue, at: index)
     }
 }

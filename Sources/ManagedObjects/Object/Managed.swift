@@ -250,6 +250,39 @@ extension ManagedObject {
         didChangeValue(forKey: property.name)
     }
 
+    /// Sets the to-one relationship at `index` to `object` from a typed accessor, as
+    /// `setManagedValue(_:at:)` does for an object: converts nothing, announces and records.
+    /// False, with nothing done, when the property is not a to-one relationship (the caller then
+    /// takes `setManagedValue(_:at:)`).
+    @usableFromInline
+    final func setManagedRelatedObject(_ object: ManagedObject, at index: Int) -> Bool {
+        guard index < entity.properties.count, let relationship = entity.properties[index] as? RelationshipDescription,
+              !relationship.isToMany
+        else { return false }
+        let stored: ManagedObject
+        do {
+            stored = try relatedManagedObject(object, for: relationship)
+        } catch {
+            preconditionFailure("@Managed var \(relationship.name) of \(entity.name): \(error)")
+        }
+        try? fireFaultIfNeeded()
+        // As in `setManagedValue(_:at:)`: a fault that could not load takes the value on its
+        // entity's initial values, and its context's next save refuses it.
+        if values.count <= index { values = entity.initialValues }
+        if observationState == nil && values.kind(at: index) == .object {
+            setUnobservedToOne(stored, of: relationship)
+            return true
+        }
+        if observationState == nil {
+            setUnobservedValue(stored, of: relationship)
+            return true
+        }
+        willChangeValue(forKey: relationship.name)
+        values[index] = stored
+        didChangeValue(forKey: relationship.name)
+        return true
+    }
+
     /// `relatedObject(_:for:)` for a value known to be a managed object: the same checks, without
     /// boxing it and casting it back; an object they refuse takes `relatedObject(_:for:)`, which
     /// throws its error.

@@ -24,6 +24,9 @@ enum ManagedChangeReversal {
     case value(Any?)
     /// Take `added` out of a to-many relationship and put `removed` back.
     case toMany(added: [ManagedObject], removed: [ManagedObject])
+    /// Take one object out of a to-many relationship: `toMany(added: [object], removed: [])`
+    /// without an array, for inverse maintenance, which adds one object at a time.
+    case addedOne(ManagedObject)
 }
 
 extension ManagedObject {
@@ -217,7 +220,7 @@ extension ManagedObject {
         guard inserted else { return true }
         // What `completeRelationshipChange` does with the inverse maintained: records the change
         // (the arrays of the reversal are made only for an undo manager).
-        completeChange(of: relationship, reversal: .toMany(added: [object], removed: []))
+        completeChange(of: relationship, reversal: .addedOne(object))
         return true
     }
 
@@ -393,6 +396,9 @@ extension ManagedObject {
             guard let relationship = property as? RelationshipDescription else { return }
             if !added.isEmpty { removeFromToMany(relationship, added) }
             if !removed.isEmpty { addToToMany(relationship, removed, at: nil) }
+        case .addedOne(let object):
+            guard let relationship = property as? RelationshipDescription else { return }
+            removeFromToMany(relationship, [object])
         }
     }
 

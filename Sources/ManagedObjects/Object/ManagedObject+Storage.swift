@@ -9,7 +9,7 @@ extension ManagedObject {
     ///
     /// - Throws: `KeyValueCodingError/Code/undefinedKey`.
     final func modeledProperty(forKey key: String) throws -> PropertyDescription {
-        guard let property = entity.propertiesByName[key] else {
+        guard let property = entity.property(named: key) else {
             throw KeyValueCodingError(
                 .undefinedKey, key: key, className: String(reflecting: type(of: self)),
                 message: "the entity \(entity.name) has no property '\(key)'")

@@ -117,9 +117,14 @@ extension ManagedObject {
         let overrides = plan.customPrimitiveAccessors
         let isToMany = entity.isToManyByIndex
         let checks = entity.layout.validationChecks
+        // Which values pass their compiled checks, found in one read of the buffer before any
+        // call that could write it (a class's validator, `validateValue(_:forKey:)`).
+        var passing = passingProperties(checks, skipping: plan.callsValidateValue)
+        // Every persistent value passes (the common case): nothing to box, call or collect.
+        if plan.unmodeledKeys.isEmpty && passing.isSuperset(of: plan.persistentProperties) { return }
         defer { validatingProperty = nil }
         for property in entity.properties where !property.isTransient {
-            if !plan.callsValidateValue[property.index], passes(checks[property.index], at: property.index) { continue }
+            if passing.contains(property.index) { continue }
             var value = attributeValue(property, overrides: overrides)
             if isToMany[property.index], let fault = value as? RelationshipFault {
                 // Not read since it was loaded, so unchanged: the model's counts are checked on
@@ -146,6 +151,8 @@ extension ManagedObject {
             }
             validatingProperty = property
             do { try validateValue(&value, forKey: property.name) } catch { errors.append(error) }
+            // A class's own validator may have set other values: read the checks again.
+            if plan.callsValidateValue[property.index] { passing = passingProperties(checks, skipping: plan.callsValidateValue) }
         }
         validatingProperty = nil
         for key in plan.unmodeledKeys {
@@ -159,52 +166,72 @@ extension ManagedObject {
         if let error = ValidationError.combining(errors) { throw error }
     }
 
-    /// Whether the value in the slot at `index` passes `check` for sure; false when the
-    /// general check must decide (it may still pass there).
+    /// The indexes of the properties whose values pass their compiled checks for sure (see
+    /// ``ValidationCheck``), leaving out those `skipping` marks (they take
+    /// `validateValue(_:forKey:)` whatever their value): one access to the buffer for all of
+    /// them, each slot read through its kind's own type, nothing retained per property.
+    private func passingProperties(_ checks: ContiguousArray<ValidationCheck>, skipping: [Bool]) -> PassingProperties {
+        guard let buffer = values.storage else { return PassingProperties() }
+        return buffer.withUnsafeMutablePointers { header, words in
+            let slots = header.pointee.slots
+            let base = UnsafeMutableRawPointer(words)
+            var passing = PassingProperties(count: slots.count)
+            for index in 0..<min(checks.count, slots.count, skipping.count) where !skipping[index] {
+                if Self.passes(checks[index], slots[index], in: base) { passing.insert(index) }
+            }
+            return passing
+        }
+    }
+
+    /// Whether the value of `slot`, in the buffer at `base`, passes `check` for sure; false
+    /// when the general check must decide (it may still pass there).
     @inline(__always)
-    private func passes(_ check: ValidationCheck, at index: Int) -> Bool {
+    private static func passes(_ check: ValidationCheck, _ slot: PropertyLayout.Slot, in base: UnsafeMutableRawPointer) -> Bool {
         switch check {
         case .none:
             return true
         case .required:
-            return slotHoldsValue(at: index)
+            return holdsValue(slot, in: base)
         case .integer(let minimum, let maximum, let isOptional):
             let value: Int64?
-            switch values.kind(at: index) {
-            case .int16: value = values.load(Int16.self, at: index).map(Int64.init)
-            case .int32: value = values.load(Int32.self, at: index).map(Int64.init)
-            case .int64: value = values.load(Int64.self, at: index)
+            switch slot.kind {
+            case .int16: value = slot.load(Int16.self, in: base).map(Int64.init)
+            case .int32: value = slot.load(Int32.self, in: base).map(Int64.init)
+            case .int64: value = slot.load(Int64.self, in: base)
             default: return false
             }
             guard let value else { return isOptional }
             // As the general check orders them: a value below the minimum or above the maximum fails.
             return !(minimum.map { value < $0 } ?? false) && !(maximum.map { value > $0 } ?? false)
         case .double(let minimum, let maximum, let isOptional):
-            guard values.kind(at: index) == .double else { return false }
-            guard let value = values.load(Double.self, at: index) else { return isOptional }
+            guard slot.kind == .double else { return false }
+            guard let value = slot.load(Double.self, in: base) else { return isOptional }
             return !(minimum.map { value < $0 } ?? false) && !(maximum.map { value > $0 } ?? false)
         case .general:
             return false
         }
     }
 
-    /// Whether the typed slot at `index` holds a value; false for `Any?` slots and missing ones.
-    private func slotHoldsValue(at index: Int) -> Bool {
-        guard let kind = values.kind(at: index) else { return false }
-        switch kind {
-        case .int16: return values.load(Int16.self, at: index) != nil
-        case .int32: return values.load(Int32.self, at: index) != nil
-        case .int64: return values.load(Int64.self, at: index) != nil
-        case .double: return values.load(Double.self, at: index) != nil
-        case .float: return values.load(Float.self, at: index) != nil
-        case .boolean: return values.load(Bool.self, at: index) != nil
-        case .date: return values.load(Date.self, at: index) != nil
-        case .decimal: return values.load(Decimal.self, at: index) != nil
-        case .uuid: return values.load(UUID.self, at: index) != nil
-        case .string: return values.load(String.self, at: index) != nil
-        case .data: return values.load(Data.self, at: index) != nil
-        case .url: return values.load(URL.self, at: index) != nil
-        case .object: return values.load(ManagedObject.self, at: index) != nil
+    /// Whether `slot`, in the buffer at `base`, holds a value; false for `Any?` slots.
+    private static func holdsValue(_ slot: PropertyLayout.Slot, in base: UnsafeMutableRawPointer) -> Bool {
+        // A bare slot's presence byte tells; the others hold an optional whose nil is a spare
+        // bit pattern, read without copying (or retaining) the value.
+        if slot.presence >= 0 { return base.load(fromByteOffset: slot.presence, as: UInt8.self) != 0 }
+        func isSome<T>(_: T.Type) -> Bool { (base + slot.offset).assumingMemoryBound(to: T?.self).pointee != nil }
+        switch slot.kind {
+        case .string: return isSome(String.self)
+        case .data: return isSome(Data.self)
+        case .url: return isSome(URL.self)
+        case .object: return isSome(ManagedObject.self)
+        case .int16: return slot.load(Int16.self, in: base) != nil
+        case .int32: return slot.load(Int32.self, in: base) != nil
+        case .int64: return slot.load(Int64.self, in: base) != nil
+        case .double: return slot.load(Double.self, in: base) != nil
+        case .float: return slot.load(Float.self, in: base) != nil
+        case .boolean: return slot.load(Bool.self, in: base) != nil
+        case .date: return slot.load(Date.self, in: base) != nil
+        case .decimal: return slot.load(Decimal.self, in: base) != nil
+        case .uuid: return slot.load(UUID.self, in: base) != nil
         case .any: return false
         }
     }
@@ -225,7 +252,10 @@ extension ManagedObject {
                 callsValidateValue: entity.properties.map {
                     overridesValidateValue || hasValidator[$0.index] || overrides[$0.index]
                 },
-                unmodeledKeys: propertyTable.descriptors.map(\.key).filter { entity.propertiesByName[$0] == nil })
+                unmodeledKeys: propertyTable.descriptors.map(\.key).filter { entity.propertiesByName[$0] == nil },
+                persistentProperties: entity.properties.reduce(into: PassingProperties(count: entity.properties.count)) { set, property in
+                    if !property.isTransient { set.insert(property.index) }
+                })
         }
     }
 
@@ -252,6 +282,36 @@ extension ManagedObject {
     }
 }
 
+/// A set of property indexes: a bit each for the first 64, an array beyond (entities that
+/// large are rare).
+struct PassingProperties {
+    private var bits: UInt64 = 0
+    private var more: [Bool] = []
+
+    init() {}
+
+    /// An empty set for `count` properties.
+    init(count: Int) {
+        if count > UInt64.bitWidth { more = [Bool](repeating: false, count: count - UInt64.bitWidth) }
+    }
+
+    mutating func insert(_ index: Int) {
+        if index < UInt64.bitWidth { bits |= 1 << UInt64(index) } else { more[index - UInt64.bitWidth] = true }
+    }
+
+    func contains(_ index: Int) -> Bool {
+        if index < UInt64.bitWidth { return bits & (1 << UInt64(index)) != 0 }
+        return index - UInt64.bitWidth < more.count && more[index - UInt64.bitWidth]
+    }
+
+    /// Whether every index of `other` is in the set.
+    func isSuperset(of other: PassingProperties) -> Bool {
+        guard bits & other.bits == other.bits else { return false }
+        if other.more.isEmpty { return true }
+        return other.more.indices.allSatisfy { !other.more[$0] || ($0 < more.count && more[$0]) }
+    }
+}
+
 /// What validating an object of one class and entity involves beyond the model's constraints.
 struct ValidationPlan: Sendable {
     /// By property index: whether the class keeps the attribute in its own primitive accessor
@@ -266,6 +326,8 @@ struct ValidationPlan: Sendable {
     /// The keys of the properties the class declares itself (not through `Managed`) that the
     /// entity does not model: validated by key after the modeled ones.
     var unmodeledKeys: [String]
+    /// The indexes of the persistent (not transient) properties: those validated.
+    var persistentProperties: PassingProperties
 }
 
 /// Whether a class overrides `validateValue(_:forKey:)`, as Cocoa compares a class's method

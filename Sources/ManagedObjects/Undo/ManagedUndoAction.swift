@@ -24,14 +24,17 @@ struct ManagedUndoAction {
     /// The object the action changes.
     let object: ManagedObject
     let operation: Operation
-    /// The context whose sets the insertion and deletion operations change; they are skipped
-    /// once it is gone.
-    private(set) weak var context: ManagedObjectContext?
+    /// How the insertion and deletion operations reach the context whose sets they change;
+    /// they are skipped once it is gone.
+    private let handle: ContextUndoHandle?
+
+    /// The context whose sets the insertion and deletion operations change; nil once it is gone.
+    var context: ManagedObjectContext? { handle?.context }
 
     init(object: ManagedObject, operation: Operation, context: ManagedObjectContext?) {
         self.object = object
         self.operation = operation
-        self.context = context
+        handle = context?.undoHandle
     }
 
     /// Performs the operation.
@@ -44,4 +47,19 @@ struct ManagedUndoAction {
         case .delete: context?.delete(object)
         }
     }
+}
+
+/// A context as the undo actions of its insertions and deletions reach it: cleared by the
+/// context's `deinit`, so that an undo manager outliving its context skips them.
+///
+/// A reference of its own rather than a weak reference to the context: a weak reference moves
+/// the context's reference count into a side table, which makes every later retain and release
+/// of the context slower, and each action would pay for making and destroying its own.
+final class ContextUndoHandle {
+    /// The context; nil once it is gone. SAFETY: unretained, and cleared by the context's
+    /// `deinit` before it is freed, so it never dangles; read and written only in the
+    /// context's isolation domain.
+    @exclusivity(unchecked) unowned(unsafe) var context: ManagedObjectContext?
+
+    init() {}
 }

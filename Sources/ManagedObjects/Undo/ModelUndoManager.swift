@@ -98,17 +98,23 @@ public final class ModelUndoManager {
     /// The center the undo manager posts its notifications to.
     public let notificationCenter: NotificationCenter
 
+    // The state below is read or written by every registration (a context registers one for
+    // each change of each object): dynamic exclusivity checks are off for it, each costing more
+    // than the read it guards. SAFETY: an undo manager belongs to one isolation domain (it is
+    // not `Sendable`), and no access to these properties spans a call that could reach them
+    // again (notifications are posted and handlers run between accesses, never inside one).
+
     /// Closed top-level groups, oldest first; the last is what `undo()` reverses.
-    private var undoStack: [UndoGroup] = []
+    @exclusivity(unchecked) private var undoStack: [UndoGroup] = []
     /// Groups collected while undoing, oldest first; the last is what `redo()` performs.
-    private var redoStack: [UndoGroup] = []
+    @exclusivity(unchecked) private var redoStack: [UndoGroup] = []
     /// The open groups, outermost first. While undoing or redoing, the first is the `.undoRedo`
     /// group collecting the inverse operations.
-    private var openGroups: [OpenUndoGroup] = []
+    @exclusivity(unchecked) private var openGroups: [OpenUndoGroup] = []
     /// The groups that were open when `undoNestedGroup()` started, set aside until it ends.
     private var suspendedGroups: [OpenUndoGroup] = []
     /// The number of `disableUndoRegistration()` calls not yet balanced.
-    private var disableCount = 0
+    @exclusivity(unchecked) private var disableCount = 0
     /// The maximum number of groups per stack; 0 for no limit.
     private var undoLevelLimit = 0
     /// Nonzero while the checkpoint before a close is being delivered: a close requested by an
@@ -170,8 +176,16 @@ public final class ModelUndoManager {
         register(.managed(action()), targetType: ManagedObject.self)
     }
 
-    /// Adds `entry` to the innermost open group, opening an automatic one when none is.
-    private func register(_ entry: UndoEntry, targetType: Any.Type) {
+    /// Records a change a context made to one of its objects, as `registerUndo(_:)` does,
+    /// for a caller that has checked ``isUndoRegistrationEnabled``: the action is moved into its
+    /// group, not copied.
+    func registerManagedUndo(_ action: consuming ManagedUndoAction) {
+        register(.managed(action), targetType: ManagedObject.self)
+    }
+
+    /// Adds `entry` to the innermost open group, opening an automatic one when none is. The
+    /// entry is consumed: appended without a copy (and a destroy of the caller's).
+    private func register(_ entry: consuming UndoEntry, targetType: Any.Type) {
         if !isUndoing && !isRedoing && !redoStack.isEmpty { redoStack.removeAll() }
         if let innermost = openGroups.indices.last {
             openGroups[innermost].group.entries.append(entry)
@@ -278,7 +292,7 @@ public final class ModelUndoManager {
     ///
     /// Corresponds to Foundation's `UndoManager.groupsByEvent`; differences: the automatic group
     /// is closed by ``endEventGroup()`` rather than by the run loop.
-    public var groupsByEvent = true
+    @exclusivity(unchecked) public var groupsByEvent = true
 
     /// Whether the automatic group opened by a registration is open.
     public var isEventGroupOpen: Bool {
@@ -382,13 +396,13 @@ public final class ModelUndoManager {
     /// ``undoNestedGroup()``; registrations made meanwhile go to the redo stack.
     ///
     /// Corresponds to Foundation's `UndoManager.isUndoing`.
-    public private(set) var isUndoing = false
+    @exclusivity(unchecked) public private(set) var isUndoing = false
 
     /// Whether the undo manager is performing the actions of a ``redo()``; registrations made
     /// meanwhile go to the undo stack without clearing the redo stack.
     ///
     /// Corresponds to Foundation's `UndoManager.isRedoing`.
-    public private(set) var isRedoing = false
+    @exclusivity(unchecked) public private(set) var isRedoing = false
 
     /// Closes the automatic group if it is open, then reverses the most recent group: its
     /// actions run last registered first, and what they register becomes a group on the redo
