@@ -142,9 +142,14 @@ extension SQLiteStore {
     /// The reader of `entity`'s fault rows, made on its first fault; nil for an entity this
     /// store has no table for.
     func faultRowReader(for entity: EntityDescription, _ state: inout State) throws -> FaultRowReader? {
-        if let known = state.faultReaders[ObjectIdentifier(entity)] { return known }
+        if let last = state.lastFaultReader, last.entity === entity { return last }
+        if let known = state.faultReaders[ObjectIdentifier(entity)] {
+            state.lastFaultReader = known
+            return known
+        }
         guard let made = try makeFaultRowReader(for: entity, state.connection) else { return nil }
         state.faultReaders[ObjectIdentifier(entity)] = made
+        state.lastFaultReader = made
         return made
     }
 
@@ -565,6 +570,9 @@ extension SQLiteStore {
                     + "not a positive integer",
                 sql: row.sql)
         }
+        // Values going straight into an object's slots skip the `StoreValue` where the slot
+        // takes the decoded value as it is.
+        let target = values.slotTarget
         for read in reads {
             switch read {
             case .attribute(let index, let position, let decoding, let isRequired):
@@ -572,6 +580,13 @@ extension SQLiteStore {
                 if storage == .null {
                     if isRequired { throw refusal(row, at: position, entity: entity, index: index, key: key, table: table) }
                     continue
+                }
+                if let target {
+                    switch Self.decode(row, at: position, storage, as: decoding, into: target.slots[index], of: target.base) {
+                    case .stored: continue
+                    case .refused: throw refusal(row, at: position, entity: entity, index: index, key: key, table: table)
+                    case .notHandled: break
+                    }
                 }
                 guard let value = decode(row, at: position, storage, as: decoding) else {
                     throw refusal(row, at: position, entity: entity, index: index, key: key, table: table)
