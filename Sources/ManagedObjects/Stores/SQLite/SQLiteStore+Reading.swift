@@ -561,9 +561,10 @@ extension SQLiteStore {
         _ row: SQLiteStatement, entity: EntityDescription, reads: [SQLSchema.Read], table: String, into values: inout Values
     ) throws -> (key: Int64, version: Int64) {
         guard let key = row.key(at: 0) else { throw badKey(row, table: table) }
-        let version = row.int64(at: 2)
+        let versionColumn = row.column(at: 2)
+        let version = versionColumn.int64
         // SQLite would read text as 0 and a huge real as Int64.max, which the next save writes back.
-        guard version >= 1, row.storageClass(at: 2) == .integer else {
+        guard version >= 1, versionColumn.storageClass == .integer else {
             throw PersistenceError(
                 .operationFailed,
                 message: "the record \(key) in \(table) has the version (Z_OPT) \(Self.describeStoredValue(row.value(at: 2))), "
@@ -576,13 +577,14 @@ extension SQLiteStore {
         for read in reads {
             switch read {
             case .attribute(let index, let position, let decoding, let isRequired):
-                let storage = row.storageClass(at: position)
+                let column = row.column(at: position)
+                let storage = column.storageClass
                 if storage == .null {
                     if isRequired { throw refusal(row, at: position, entity: entity, index: index, key: key, table: table) }
                     continue
                 }
                 if let target {
-                    switch Self.decode(row, at: position, storage, as: decoding, into: target.slots[index], of: target.base) {
+                    switch Self.decode(column, storage, as: decoding, into: target.slots[index], of: target.base) {
                     case .stored: continue
                     case .refused: throw refusal(row, at: position, entity: entity, index: index, key: key, table: table)
                     case .notHandled: break
@@ -593,7 +595,8 @@ extension SQLiteStore {
                 }
                 values.attribute(value, at: index)
             case .toOne(let index, let position, let entityPosition, let destination):
-                guard !row.isNull(at: position) else { continue }
+                let column = row.column(at: position)
+                guard column.storageClass != .null else { continue }
                 let target: EntityDescription
                 if let entityPosition, !row.isNull(at: entityPosition) {
                     let targetName = row.text(at: entityPosition)
@@ -609,7 +612,7 @@ extension SQLiteStore {
                     target = destination
                 }
                 // SQLite would read text as 0 and a real truncated: a record that is not there, or another one.
-                guard let targetKey = row.key(at: position) else {
+                guard let targetKey = column.key else {
                     throw PersistenceError(
                         .operationFailed,
                         message: "the record \(key) of \(entity.name) in \(table) holds \(Self.describeStoredValue(row.value(at: position))) in "

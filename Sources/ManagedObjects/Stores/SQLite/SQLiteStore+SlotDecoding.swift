@@ -12,49 +12,49 @@ enum SlotDecodingOutcome {
 }
 
 extension SQLiteStore {
-    /// Decodes the column at `position` (of storage class `storage`, not NULL) as `decoding`
+    /// Decodes `column` (of storage class `storage`, not NULL) as `decoding`
     /// into `slot` of the buffer at `base`, for the attribute types whose slot holds the
     /// decoded value in its own type: no `StoreValue` made and matched again per value. The
     /// checks are those of ``decode(_:at:_:as:)``, which every other pair of decoding and slot
     /// kind goes through (`.notHandled`).
     @inline(__always)
     static func decode(
-        _ row: SQLiteStatement, at position: Int32, _ storage: SQLiteStorageClass, as decoding: SQLSchema.Decoding,
+        _ column: SQLiteColumn, _ storage: SQLiteStorageClass, as decoding: SQLSchema.Decoding,
         into slot: PropertyLayout.Slot, of base: UnsafeMutableRawPointer
     ) -> SlotDecodingOutcome {
         switch (decoding, slot.kind) {
         case (.double, .double):
             switch storage {
-            case .real: slot.store(row.double(at: position), in: base)
+            case .real: slot.store(column.double, in: base)
             case .integer:
-                guard let double = Double(exactly: row.int64(at: position)) else { return .refused }
+                guard let double = Double(exactly: column.int64) else { return .refused }
                 slot.store(double, in: base)
             default: return .refused
             }
         case (.string, .string):
-            guard storage == .text, let text = row.validText(at: position) else { return .refused }
+            guard storage == .text, let text = column.validText else { return .refused }
             slot.store(text, in: base)
         case (.integer(let min, let max), .int64):
-            guard let integer = integer(row, at: position, storage), integer >= min && integer <= max else { return .refused }
+            guard let integer = integer(column, storage), integer >= min && integer <= max else { return .refused }
             slot.store(integer, in: base)
         case (.integer(let min, let max), .int32):
-            guard let integer = integer(row, at: position, storage), integer >= min && integer <= max else { return .refused }
+            guard let integer = integer(column, storage), integer >= min && integer <= max else { return .refused }
             guard let narrow = Int32(exactly: integer) else { return .notHandled }
             slot.store(narrow, in: base)
         case (.integer(let min, let max), .int16):
-            guard let integer = integer(row, at: position, storage), integer >= min && integer <= max else { return .refused }
+            guard let integer = integer(column, storage), integer >= min && integer <= max else { return .refused }
             guard let narrow = Int16(exactly: integer) else { return .notHandled }
             slot.store(narrow, in: base)
         case (.boolean, .boolean):
             guard storage == .integer || storage == .real else { return .refused }
-            switch row.double(at: position) {
+            switch column.double {
             case 0: slot.store(false, in: base)
             case 1: slot.store(true, in: base)
             default: return .refused
             }
         case (.date, .date):
             guard storage == .real || storage == .integer else { return .refused }
-            slot.store(Date(timeIntervalSinceReferenceDate: row.double(at: position)), in: base)
+            slot.store(Date(timeIntervalSinceReferenceDate: column.double), in: base)
         default:
             return .notHandled
         }
@@ -64,10 +64,10 @@ extension SQLiteStore {
     /// The column as an integer: an integer as it is, a real only when it is a whole number
     /// `Int64` holds; nil for anything else.
     @inline(__always)
-    private static func integer(_ row: SQLiteStatement, at position: Int32, _ storage: SQLiteStorageClass) -> Int64? {
+    private static func integer(_ column: SQLiteColumn, _ storage: SQLiteStorageClass) -> Int64? {
         switch storage {
-        case .integer: row.int64(at: position)
-        case .real: Int64(exactly: row.double(at: position))
+        case .integer: column.int64
+        case .real: Int64(exactly: column.double)
         default: nil
         }
     }
