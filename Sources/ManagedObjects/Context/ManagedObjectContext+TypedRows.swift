@@ -8,7 +8,11 @@ extension ManagedObjectContext {
     /// from it directly (not through a parent context) and it can; nil otherwise.
     func typedRowStore(for id: ManagedObjectID) -> TypedRowStore? {
         guard chain.parentStore == nil else { return nil }
-        return TypedRowStore(persistentStoreCoordinator.store(for: id))
+        let identity = id.key.store
+        if let last = lastTypedRowStore, last.identity == identity { return last.store }
+        guard let store = TypedRowStore(persistentStoreCoordinator.store(for: id)) else { return nil }
+        lastTypedRowStore = (identity, store)
+        return store
     }
 
     /// Gives the fault `object` the row `values` of version `version`, read at `read`, for
@@ -218,19 +222,50 @@ extension AdoptingRowSink {
 
 /// The sink of a batch of faults: each fault asked for takes its row (see
 /// `FetchedRowAdoption`); rows of other IDs are ignored.
+///
+/// A store reads a batch's rows by key (`WHERE Z_PK IN (…)`), which SQLite returns in key
+/// order: the faults are kept in key order and each row is matched by walking them forward,
+/// with no dictionary. A row out of that order (another table's, or a store that orders
+/// otherwise) is looked up in a dictionary of the faults, made the first time it is needed.
 struct FaultBatchRowSink: AdoptingRowSink {
-    /// The faults by ID.
-    let faults: [ManagedObjectID: ManagedObject]
+    /// The faults, by increasing key.
+    private let faults: [ManagedObject]
+    /// The next fault a row in key order can be.
+    private var cursor = 0
+    /// The faults by ID, for rows out of key order.
+    private var faultsByID: [ManagedObjectID: ManagedObject]?
     var adoption: FetchedRowAdoption
 
     init(context: ManagedObjectContext, faults: [ManagedObject], read: RowRead) {
-        self.faults = Dictionary(faults.lazy.map { ($0.objectID, $0) }, uniquingKeysWith: { first, _ in first })
+        var isSorted = true
+        for position in faults.indices.dropFirst() where faults[position - 1].objectID.key.number > faults[position].objectID.key.number {
+            isSorted = false
+            break
+        }
+        self.faults = isSorted ? faults : faults.sorted { $0.objectID.key.number < $1.objectID.key.number }
         adoption = FetchedRowAdoption(context: context, read: read)
     }
 
     mutating func receiveRow(_ id: ManagedObjectID, version: Int64, values: consuming PropertyValues) {
-        guard let object = faults[id] else { return adoption.skip() }
+        guard let object = fault(for: id) else { return adoption.skip() }
         adoption.adopt(values, of: id, version: version, by: object)
+    }
+
+    /// The fault of `id`, if it is one of the batch's.
+    private mutating func fault(for id: ManagedObjectID) -> ManagedObject? {
+        let number = id.key.number
+        var position = cursor
+        while position < faults.count && faults[position].objectID.key.number < number { position += 1 }
+        if position < faults.count, faults[position].objectID == id {
+            cursor = position + 1
+            return faults[position]
+        }
+        // Not asked for, or out of key order: the faults walked past are still found by ID.
+        cursor = position
+        if faultsByID == nil {
+            faultsByID = Dictionary(faults.lazy.map { ($0.objectID, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        return faultsByID?[id]
     }
 }
 

@@ -99,6 +99,10 @@ public final class ManagedObjectContext {
     /// Whether a fault of this context found its record gone: only then can a save relate an
     /// object to one (see `checkSavable`).
     @exclusivity(unchecked) var metUnfulfillableFault = false
+    /// The last store whose rows a fault fired alone decoded, with the store identity of its
+    /// IDs: the next fault of that store finds it without the coordinator's lock and casts
+    /// (a coordinator only ever adds stores, so an identity keeps its store).
+    @exclusivity(unchecked) var lastTypedRowStore: (identity: UInt, store: TypedRowStore)?
     /// The fetched-results controllers over this context, told of each change set as it is announced.
     var changeObservers: [WeakContextChangeObserver] = []
     /// The parent, children and renamed IDs of a chain of contexts (see

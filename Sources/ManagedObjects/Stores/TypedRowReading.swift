@@ -65,6 +65,16 @@ protocol DecodedRowValues {
     mutating func toOne(_ id: ManagedObjectID, at index: Int)
     /// The to-many relationship at `index`, whose IDs the row does not hold.
     mutating func toMany(at index: Int)
+    /// The typed storage the values go to, when they go straight into an object's slots: a
+    /// store's decoder then writes the values each slot takes as they are in place, with no
+    /// ``StoreValue`` made for them (nil for values gathered otherwise).
+    var slotTarget: SlotTarget? { get }
+}
+
+/// The slots of a buffer being filled (see ``PropertyValues/withUniqueSlots(_:)``).
+struct SlotTarget {
+    let slots: ContiguousArray<PropertyLayout.Slot>
+    let base: UnsafeMutableRawPointer
 }
 
 /// A row's values written into the slots of an object's storage (see
@@ -77,6 +87,8 @@ struct SlotRowValues<Sink: TypedRowSink>: DecodedRowValues {
     /// The sink, for to-one relationships' objects (valid while the row is decoded).
     let sink: UnsafeMutablePointer<Sink>
     var deferred: [(index: Int, value: StoreValue)] = []
+
+    var slotTarget: SlotTarget? { SlotTarget(slots: slots, base: base) }
 
     @inline(__always)
     private func write<T>(_ value: T, _ slot: PropertyLayout.Slot) {

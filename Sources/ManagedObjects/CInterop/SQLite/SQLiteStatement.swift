@@ -215,9 +215,14 @@ final class SQLiteStatement {
     /// The column as a primary key: an integer of at least 1 (the keys the stores hand out);
     /// nil for anything else, which SQLite would convert (text to 0, a real truncated).
     func key(at index: Int32) -> Int64? {
-        guard sqlite3_column_type(handle, index) == SQLITE_INTEGER else { return nil }
-        let key = sqlite3_column_int64(handle, index)
-        return key >= 1 ? key : nil
+        column(at: index).key
+    }
+
+    /// The column at `index` of the current row, for reading its storage class and then its
+    /// value with one call into the statement (each `sqlite3_column_*` call looks the column
+    /// up again). Valid until the statement steps or resets.
+    func column(at index: Int32) -> SQLiteColumn {
+        SQLiteColumn(value: sqlite3_column_value(handle, index))
     }
 
     /// The column as a floating-point number (SQLite converts other types).
@@ -227,13 +232,7 @@ final class SQLiteStatement {
 
     /// Whether the column is text whose bytes are `utf8`, compared without making a string.
     func textEquals(_ utf8: [UInt8], at index: Int32) -> Bool {
-        guard sqlite3_column_type(handle, index) == SQLITE_TEXT, let bytes = sqlite3_column_text(handle, index) else { return false }
-        let count = Int(sqlite3_column_bytes(handle, index))
-        guard count == utf8.count else { return false }
-        return utf8.withUnsafeBufferPointer { expected in
-            guard let base = expected.baseAddress else { return count == 0 }
-            return memcmp(base, bytes, count) == 0
-        }
+        column(at: index).textEquals(utf8)
     }
 
     /// The column as text; invalid UTF-8 is repaired, never trapped on.
@@ -268,5 +267,62 @@ final class SQLiteStatement {
         case SQLITE_BLOB: .blob(data(at: index))
         default: .null
         }
+    }
+}
+
+/// A column of a statement's current row as SQLite holds it (`sqlite3_column_value`): its
+/// storage class and its value read without looking the column up again for each. The value
+/// is SQLite's unprotected one, which the `sqlite3_value_*` readers may read on the thread
+/// using the connection: connections are opened without a mutex of their own and used under
+/// their store's lock, so that is always the case. Valid until the statement steps or resets.
+struct SQLiteColumn {
+    private let value: OpaquePointer?
+
+    fileprivate init(value: OpaquePointer?) {
+        self.value = value
+    }
+
+    /// How the value is stored, which the readers below would convert.
+    var storageClass: SQLiteStorageClass {
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: .integer
+        case SQLITE_FLOAT: .real
+        case SQLITE_TEXT: .text
+        case SQLITE_BLOB: .blob
+        default: .null
+        }
+    }
+
+    /// The value as an integer (SQLite converts other types).
+    var int64: Int64 { sqlite3_value_int64(value) }
+
+    /// The value as a floating-point number (SQLite converts other types).
+    var double: Double { sqlite3_value_double(value) }
+
+    /// The value as a primary key: an integer of at least 1; nil for anything else.
+    var key: Int64? {
+        guard sqlite3_value_type(value) == SQLITE_INTEGER else { return nil }
+        let key = sqlite3_value_int64(value)
+        return key >= 1 ? key : nil
+    }
+
+    /// Whether the value is text whose bytes are `utf8`, compared without making a string.
+    func textEquals(_ utf8: [UInt8]) -> Bool {
+        guard sqlite3_value_type(value) == SQLITE_TEXT, let bytes = sqlite3_value_text(value) else { return false }
+        let count = Int(sqlite3_value_bytes(value))
+        guard count == utf8.count else { return false }
+        return utf8.withUnsafeBufferPointer { expected in
+            guard let base = expected.baseAddress else { return count == 0 }
+            return memcmp(base, bytes, count) == 0
+        }
+    }
+
+    /// The value as text when it is valid UTF-8; nil otherwise (no repair).
+    var validText: String? {
+        guard let bytes = sqlite3_value_text(value) else { return "" }
+        let buffer = UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value)))
+        // ASCII (most text) is valid as it is; validating the rest costs more than decoding.
+        if buffer.reduce(0, |) < 0x80 { return String(decoding: buffer, as: UTF8.self) }
+        return String(validating: buffer, as: UTF8.self)
     }
 }

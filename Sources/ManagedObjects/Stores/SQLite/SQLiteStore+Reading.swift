@@ -142,9 +142,14 @@ extension SQLiteStore {
     /// The reader of `entity`'s fault rows, made on its first fault; nil for an entity this
     /// store has no table for.
     func faultRowReader(for entity: EntityDescription, _ state: inout State) throws -> FaultRowReader? {
-        if let known = state.faultReaders[ObjectIdentifier(entity)] { return known }
+        if let last = state.lastFaultReader, last.entity === entity { return last }
+        if let known = state.faultReaders[ObjectIdentifier(entity)] {
+            state.lastFaultReader = known
+            return known
+        }
         guard let made = try makeFaultRowReader(for: entity, state.connection) else { return nil }
         state.faultReaders[ObjectIdentifier(entity)] = made
+        state.lastFaultReader = made
         return made
     }
 
@@ -556,29 +561,42 @@ extension SQLiteStore {
         _ row: SQLiteStatement, entity: EntityDescription, reads: [SQLSchema.Read], table: String, into values: inout Values
     ) throws -> (key: Int64, version: Int64) {
         guard let key = row.key(at: 0) else { throw badKey(row, table: table) }
-        let version = row.int64(at: 2)
+        let versionColumn = row.column(at: 2)
+        let version = versionColumn.int64
         // SQLite would read text as 0 and a huge real as Int64.max, which the next save writes back.
-        guard version >= 1, row.storageClass(at: 2) == .integer else {
+        guard version >= 1, versionColumn.storageClass == .integer else {
             throw PersistenceError(
                 .operationFailed,
                 message: "the record \(key) in \(table) has the version (Z_OPT) \(Self.describeStoredValue(row.value(at: 2))), "
                     + "not a positive integer",
                 sql: row.sql)
         }
+        // Values going straight into an object's slots skip the `StoreValue` where the slot
+        // takes the decoded value as it is.
+        let target = values.slotTarget
         for read in reads {
             switch read {
             case .attribute(let index, let position, let decoding, let isRequired):
-                let storage = row.storageClass(at: position)
+                let column = row.column(at: position)
+                let storage = column.storageClass
                 if storage == .null {
                     if isRequired { throw refusal(row, at: position, entity: entity, index: index, key: key, table: table) }
                     continue
+                }
+                if let target {
+                    switch Self.decode(column, storage, as: decoding, into: target.slots[index], of: target.base) {
+                    case .stored: continue
+                    case .refused: throw refusal(row, at: position, entity: entity, index: index, key: key, table: table)
+                    case .notHandled: break
+                    }
                 }
                 guard let value = decode(row, at: position, storage, as: decoding) else {
                     throw refusal(row, at: position, entity: entity, index: index, key: key, table: table)
                 }
                 values.attribute(value, at: index)
             case .toOne(let index, let position, let entityPosition, let destination):
-                guard !row.isNull(at: position) else { continue }
+                let column = row.column(at: position)
+                guard column.storageClass != .null else { continue }
                 let target: EntityDescription
                 if let entityPosition, !row.isNull(at: entityPosition) {
                     let targetName = row.text(at: entityPosition)
@@ -594,7 +612,7 @@ extension SQLiteStore {
                     target = destination
                 }
                 // SQLite would read text as 0 and a real truncated: a record that is not there, or another one.
-                guard let targetKey = row.key(at: position) else {
+                guard let targetKey = column.key else {
                     throw PersistenceError(
                         .operationFailed,
                         message: "the record \(key) of \(entity.name) in \(table) holds \(Self.describeStoredValue(row.value(at: position))) in "

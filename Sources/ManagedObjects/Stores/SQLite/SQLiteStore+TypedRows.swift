@@ -9,6 +9,7 @@ struct RecordRowValues: DecodedRowValues {
     mutating func attribute(_ value: StoreValue, at index: Int) { values[index] = value }
     mutating func toOne(_ id: ManagedObjectID, at index: Int) { values[index] = .toOne(id) }
     mutating func toMany(at index: Int) { values[index] = .toMany([]) }
+    var slotTarget: SlotTarget? { nil }
 }
 
 extension SQLiteStore: TypedRowReading {

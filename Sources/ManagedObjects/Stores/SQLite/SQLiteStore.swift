@@ -45,6 +45,9 @@ public final class SQLiteStore: PersistentStore, SaveKeyProviding, @unchecked Se
         let comparisonFunction: SQLiteComparisonFunction
         /// How a fault of each entity reads its row, made on the entity's first fault.
         var faultReaders: [ObjectIdentifier: FaultRowReader] = [:]
+        /// The reader of the last fault read: faults fired one after another are mostly of one
+        /// entity, found without hashing.
+        var lastFaultReader: FaultRowReader?
     }
 
     /// The version of the schema layout this build writes, kept in the metadata table.

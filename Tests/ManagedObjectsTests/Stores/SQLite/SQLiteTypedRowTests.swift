@@ -326,4 +326,95 @@ import Testing
         #expect(try store.readFaultRow(for: file.readings[0], into: &alone))
         #expect(alone.rows.ids.count == 1 && !alone.sharedAtSomeRow)
     }
+
+    /// The attribute values of each reading, fired alone, from a batch and from a fetch, by key.
+    private func valuesOnEveryPath(_ file: ReadingStore, keys: [String]) throws -> [[String]] {
+        func describeAll(_ objects: [ManagedObject]) throws -> [[String]] {
+            try file.readings.map { id in
+                let object = try #require(objects.first { $0.objectID == id })
+                return try keys.map { "\($0): \(describe(try object.value(forKey: $0)))" }
+            }
+        }
+        let alone = try file.open()
+        let fired = try file.readings.map { id in
+            let object = alone.object(with: id)
+            try object.fireFault()
+            return object
+        }
+        let batchContext = try file.open()
+        var batched = FetchRequest<TestReading>(entityName: "Reading")
+        batched.fetchBatchSize = 10
+        let batch: [ManagedObject] = try batchContext.fetch(batched)
+        let fetchContext = try file.open()
+        let fetched: [ManagedObject] = try fetchContext.fetch(FetchRequest<TestReading>(entityName: "Reading"))
+        let paths = [try describeAll(fired), try describeAll(batch), try describeAll(fetched)]
+        #expect(paths[1] == paths[0] && paths[2] == paths[0])
+        return paths[0]
+    }
+
+    /// Decoded straight into the slots, a NULL column of an optional attribute reads as nil and
+    /// a zero as zero, whatever the type, on every path.
+    @Test func nullReadsAsNilAndZeroAsZeroOnEveryPath() throws {
+        let file = try ReadingStore()
+        try file.damage(
+            "UPDATE ZREADING SET ZCOUNT32 = NULL, ZTOTAL = NULL, ZFLAG = NULL, ZRATIO = NULL, ZSINGLE = NULL WHERE Z_PK = \(try file.key(0))")
+        try file.damage("UPDATE ZREADING SET ZCOUNT32 = 0, ZTOTAL = 0, ZFLAG = 0, ZRATIO = 0.0, ZSINGLE = 0.0 WHERE Z_PK = \(try file.key(1))")
+        try file.damage("UPDATE ZREADING SET ZCOUNT32 = 7.0, ZTOTAL = 8.0, ZFLAG = 1.0, ZRATIO = 3, ZSINGLE = 4 WHERE Z_PK = \(try file.key(2))")
+        let values = try valuesOnEveryPath(file, keys: ["count32", "total", "flag", "ratio", "single", "level"])
+        #expect(values == [
+            ["count32: nil", "total: nil", "flag: nil", "ratio: nil", "single: nil", "level: Int16 0"],
+            ["count32: Int32 0", "total: Int64 0", "flag: Bool false", "ratio: Double 0.0", "single: Float 0.0", "level: Int16 1"],
+            ["count32: Int32 7", "total: Int64 8", "flag: Bool true", "ratio: Double 3.0", "single: Float 4.0", "level: Int16 2"],
+        ])
+    }
+
+    /// A batch whose faults come in no particular order of their keys, one of whose records is
+    /// gone, still gives each fault its own row in one statement; the fault of the gone record
+    /// throws `objectNotFound` (133000) when it fires.
+    @Test func aBatchMatchesRowsToFaultsInAnyOrderOfKeys() throws {
+        let file = try ReadingStore()
+        let context = try file.open()
+        let store = try sqliteStore(of: context)
+        let faults = file.readings.reversed().map { context.object(with: $0) }
+        try file.damage("DELETE FROM ZREADING WHERE Z_PK = \(try file.key(1))")
+        let before = store.statementCount
+        context.loadBatch(FaultBatch(objectIDs: faults.map(\.objectID)))
+        #expect(store.statementCount == before + 1)
+        #expect(faults.map(\.fetchedRow.hasBuffer) == [true, false, true])
+        let labels = try [faults[0], faults[2]].map { try #require($0.value(forKey: "label") as? String) }
+        #expect(labels == ["r2", "r0"])
+        #expect(store.statementCount == before + 1)
+        #expect { try faults[1].fireFault() } throws: { PersistenceError.Code.objectNotFound ~= $0 }
+        #expect(PersistenceError.Code.objectNotFound.rawValue == 133000)
+
+        // Rows of records not asked for are ignored.
+        let other = try file.open()
+        let asked = other.object(with: file.readings[2])
+        var sink = FaultBatchRowSink(context: other, faults: [asked], read: other.persistentStoreCoordinator.savedRecords.read())
+        try sqliteStore(of: other).readFaultRows(for: [file.readings[0], file.readings[2]], into: &sink)
+        #expect(asked.fetchedRow.hasBuffer)
+        #expect(other.registeredObject(for: file.readings[0]) == nil)
+    }
+
+    /// A context whose faults belong to two stores of its coordinator fires each from its own
+    /// store, alternating (the context keeps the last store at hand).
+    @Test func faultsOfTwoStoresFireFromTheirOwnStores() throws {
+        let first = try ReadingStore(), second = try ReadingStore()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: first.model)
+        try coordinator.addPersistentStore(type: .sqlite, at: first.directory.file())
+        try coordinator.addPersistentStore(type: .sqlite, at: second.directory.file())
+        try second.damage("UPDATE ZREADING SET ZLABEL = 'second ' || ZLABEL")
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        var labels: [String] = []
+        for index in 0..<3 {
+            for file in [first, second] {
+                // The ID as this coordinator's model names it.
+                let id = try #require(coordinator.managedObjectID(forURIRepresentation: file.readings[index].uriRepresentation()))
+                let object = context.object(with: id)
+                try object.fireFault()
+                labels.append(try #require(object.value(forKey: "label") as? String))
+            }
+        }
+        #expect(labels == ["r0", "second r0", "r1", "second r1", "r2", "second r2"])
+    }
 }
