@@ -205,7 +205,7 @@ extension ManagedObject {
         case .data: return values.load(Data.self, at: index) != nil
         case .url: return values.load(URL.self, at: index) != nil
         case .object: return values.load(ManagedObject.self, at: index) != nil
-        case .any: return false
+        case .any, .toMany, .orderedToMany: return false
         }
     }
 
