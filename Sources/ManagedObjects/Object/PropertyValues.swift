@@ -391,7 +391,9 @@ extension PropertySlotKind {
 /// (see `PropertyValues.withUniqueToMany(at:_:)`), so a shared box is never written and each
 /// copy keeps its value.
 final class ToManyBox {
-    /// The relationship's value.
+    /// The relationship's value. SAFETY (unchecked exclusivity): a box is reached only through
+    /// its slot, and an edit in place (`withUniqueToMany`) calls nothing that reaches the slot
+    /// again; the box belongs to its object's isolation domain.
     @exclusivity(unchecked) var value: Any?
 
     init(_ value: Any?) { self.value = value }
