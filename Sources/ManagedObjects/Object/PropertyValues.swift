@@ -89,12 +89,22 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
     @inline(__always)
     package func load<T>(_: T.Type, at index: Int) -> T? {
         guard let buffer else { return nil }
+        // Decided when `T` is known (a specialized load of any other type keeps no trace of
+        // it): `Any` reads go out of line, where a to-many slot's word is made into its value.
+        if T.self == Any.self {
+            let value = loadAny(at: index)
+            // `T` is `Any`: the same bytes.
+            return withUnsafePointer(to: value) { UnsafeRawPointer($0).load(as: T?.self) }
+        }
+        return buffer.withSlot(at: index) { slot, base in slot.load(T.self, in: base) }
+    }
+
+    /// `load(Any.self, at:)`, out of line: an `Any?` slot's value, or a to-many slot's.
+    @inline(never)
+    private func loadAny(at index: Int) -> Any? {
+        guard let buffer else { return nil }
         return buffer.withSlot(at: index) { slot, base in
-            if T.self == Any.self, slot.kind.isToMany {
-                guard let value = Self.boxedToMany(slot, base) else { return nil }
-                return value as? T
-            }
-            return slot.load(T.self, in: base)
+            slot.kind.isToMany ? Self.boxedToMany(slot, base) : slot.load(Any.self, in: base)
         }
     }
 
@@ -102,12 +112,23 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
     /// to-many slot); copies the buffer first when it is shared.
     @inline(__always)
     package mutating func store<T>(_ value: T?, at index: Int) {
+        if T.self == Any.self {
+            // `T` is `Any`: the same bytes (no second box, as `as Any` would make).
+            storeAny(withUnsafePointer(to: value) { UnsafeRawPointer($0).load(as: Any?.self) }, at: index)
+            return
+        }
+        makeUnique().withSlot(at: index) { slot, base in slot.store(value, in: base) }
+    }
+
+    /// `store(_:at:)` of an `Any?`, out of line: into an `Any?` slot, or a to-many slot's word.
+    @inline(never)
+    private mutating func storeAny(_ value: Any?, at index: Int) {
         makeUnique().withSlot(at: index) { slot, base in
-            if T.self == Any.self, slot.kind.isToMany {
-                Self.unboxToMany(value.map { $0 as Any }, slot, base)
-                return
+            if slot.kind.isToMany {
+                Self.unboxToMany(value, slot, base)
+            } else {
+                slot.store(value, in: base)
             }
-            slot.store(value, in: base)
         }
     }
 
@@ -286,7 +307,7 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
     /// the buffer is replaced, never written).
     private static func unboxToMany(_ value: Any?, _ slot: PropertyLayout.Slot, _ base: UnsafeMutableRawPointer) {
         let reference = (base + slot.offset).assumingMemoryBound(to: ToManyBox?.self)
-        if let fault = value as? RelationshipFault, fault.ids == nil {
+        if let value, type(of: value) == RelationshipFault.self, (value as? RelationshipFault)?.ids == nil {
             reference.pointee = nil
         } else if isKnownUniquelyReferenced(&reference.pointee) {
             reference.pointee?.value = value
