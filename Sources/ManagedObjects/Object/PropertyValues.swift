@@ -189,6 +189,17 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
         try makeUnique().withUnsafeMutablePointers { header, words in try body(header.pointee.slots, UnsafeMutableRawPointer(words)) }
     }
 
+    /// Makes the to-many slot at `index` an unread relationship fault, its nil word; writes
+    /// nothing (and copies no buffer) when it is one already, as in a freshly decoded row.
+    package mutating func markUnreadRelationshipFault(at index: Int) {
+        guard let kind = kind(at: index), kind.isToMany, let buffer else { return }
+        let isUnread = buffer.withSlot(at: index) { slot, base in
+            (base + slot.offset).assumingMemoryBound(to: ToManyBox?.self).pointee == nil
+        }
+        if isUnread { return }
+        makeUnique().withSlot(at: index) { slot, base in (base + slot.offset).assumingMemoryBound(to: ToManyBox?.self).pointee = nil }
+    }
+
     /// The box of the to-many slot at `index`; nil for an unread relationship fault, and for
     /// any other slot.
     func toManyBox(at index: Int) -> ToManyBox? {
