@@ -120,9 +120,8 @@ struct FetchedRowCompletion {
         if property.isTransient {
             values[index] = entity.initialValues[index]
         } else {
-            // A to-many slot holds `Any?`: stored as it is, with no second box and no unboxing by kind.
-            let fault = RelationshipFault(unreadFor: object, isOrdered: (property as? RelationshipDescription)?.isOrdered ?? false)
-            values.store(fault as Any, at: index)
+            // A to-many slot's unread relationship fault is its nil word: no value to box or cast.
+            values.markUnreadRelationshipFault(at: index)
         }
     }
 }

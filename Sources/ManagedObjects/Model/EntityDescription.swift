@@ -27,7 +27,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     // another thread, and never written again; every other stored property is a `let` of a
     // `Sendable` type (metatypes are `Sendable`), but for `initialValues`, a `let` buffer never
     // mutated (copied on write) whose values are the attributes' `Sendable` default values and empty
-    // collections. Weak loads are atomic in the Swift runtime.
+    // collections (to-many ones in `ToManyBox`es, which a buffer writes in place only while it
+    // alone holds them, never while this one does). Weak loads are atomic in the Swift runtime.
 
     /// The entity's name, unique in its model.
     ///

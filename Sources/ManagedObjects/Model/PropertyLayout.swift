@@ -2,20 +2,26 @@ import Foundation
 import ModelObjects
 
 /// How one property's value is held in a ``PropertyValues`` buffer: the attribute's own Swift
-/// type, an object reference for a to-one relationship, or an `Any?` for what has no fixed type
-/// (to-many relationships, which also hold relationship faults; transformable, undefined and
-/// object-ID attributes).
+/// type, an object reference for a to-one relationship, one word for a to-many relationship
+/// (nil while it is a relationship fault whose IDs are not read, else a ``ToManyBox``), or an
+/// `Any?` for what has no fixed type (transformable, undefined and object-ID attributes).
 ///
 /// A slot holds the `Optional` of its type where nil is a spare bit pattern (strings, data,
 /// URLs, references, `Any`), so that nil costs no byte; other types (numbers, dates, UUIDs)
 /// are held bare, with a presence byte of their own (see ``PropertyLayout/Slot``).
 package enum PropertySlotKind: UInt8, Sendable {
     case int16, int32, int64, double, float, boolean, date, decimal, uuid, string, data, url, object, any
+    /// A to-many relationship, unordered (`Set<ManagedObject>`) or ordered (`[ManagedObject]`).
+    case toMany, orderedToMany
+
+    /// Whether the slot holds a to-many relationship.
+    @inline(__always)
+    package var isToMany: Bool { self == .toMany || self == .orderedToMany }
 
     /// The kind that holds `property`'s values.
     init(_ property: PropertyDescription) {
         if let relationship = property as? RelationshipDescription {
-            self = relationship.isToMany ? .any : .object
+            self = relationship.isToMany ? (relationship.isOrdered ? .orderedToMany : .toMany) : .object
             return
         }
         switch (property as? AttributeDescription)?.attributeType {
@@ -63,6 +69,7 @@ package enum PropertySlotKind: UInt8, Sendable {
         case .url: return of(URL.self)
         case .object: return of(ManagedObject.self)
         case .any: return of(Any.self)
+        case .toMany, .orderedToMany: return of(ToManyBox.self)
         }
     }
 }

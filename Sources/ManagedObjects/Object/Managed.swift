@@ -315,7 +315,7 @@ extension ManagedObject {
                 case .string: return Self.assign(String.self, from: source, match, to: slot, in: base)
                 case .data: return Self.assign(Data.self, from: source, match, to: slot, in: base)
                 case .url: return Self.assign(URL.self, from: source, match, to: slot, in: base)
-                case .object, .any: return false
+                case .object, .any, .toMany, .orderedToMany: return false
                 }
             }
         }
@@ -358,7 +358,7 @@ extension ManagedObject {
         case .string: return compare(String.self, OptionalSlotTypes.string)
         case .data: return compare(Data.self, OptionalSlotTypes.data)
         case .url: return compare(URL.self, OptionalSlotTypes.url)
-        case .object, .any: return .mismatch
+        case .object, .any, .toMany, .orderedToMany: return .mismatch
         }
     }
 

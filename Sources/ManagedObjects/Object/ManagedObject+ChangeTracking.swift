@@ -203,20 +203,19 @@ extension ManagedObject {
     /// out of its slot. False when it did nothing because another path must do it.
     private final func insertUnobserved(_ object: ManagedObject, into relationship: RelationshipDescription) -> Bool {
         let index = relationship.index
-        guard !relationship.isOrdered, observationState == nil, values.kind(at: index) == .any,
+        guard !relationship.isOrdered, observationState == nil,
               !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), for: relationship)
         else { return false }
-        // The `Any?` slot edited in place, without boxing through the subscript.
-        let outcome = values.withUniqueSlots { slots, base -> Bool? in
-            let slot = (base + slots[index].offset).assumingMemoryBound(to: Any?.self)
-            guard var set = slot.pointee as? Set<ManagedObject> else { return nil }
+        // The slot's value edited in place, without boxing through the subscript.
+        let outcome = values.withUniqueToMany(at: index) { value -> Bool? in
+            guard var set = value as? Set<ManagedObject> else { return nil }
             // The slot lets go of the set while it changes, so that it is not copied.
-            slot.pointee = nil
+            value = nil
             let inserted = set.insert(object).inserted
-            slot.pointee = set
+            value = set
             return inserted
         }
-        guard let inserted = outcome else { return false }
+        guard let inserted = outcome ?? nil else { return false }
         guard inserted else { return true }
         // What `completeRelationshipChange` does with the inverse maintained: records the change
         // (the arrays of the reversal are made only for an undo manager).

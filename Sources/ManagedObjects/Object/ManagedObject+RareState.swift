@@ -16,6 +16,8 @@ final class ManagedObjectRareState {
     var inverseMaintenanceDepth: UInt16 = 0
     /// `changeRecordingDepth`, when it does not fit the object's byte.
     var changeRecordingDepth: UInt16 = 0
+    /// `snapshotVersion`, when it does not fit the object's byte.
+    var snapshotVersion: Int64 = 0
     /// Set while finding out whether the class overrides `primitiveValue(forKey:)` for a key.
     var primitiveProbe: PrimitiveProbe = .idle
     /// One more than the index of the property `validateAllModeledProperties()` is
@@ -156,7 +158,27 @@ extension ManagedObject {
 
     /// Lets go of the rare state when it holds nothing any more.
     private final func dropRareStateIfEmpty() {
-        if let rareState, rareState.isEmpty, inverseDepthByte < .max, recordingDepthByte < .max { self.rareState = nil }
+        if let rareState, rareState.isEmpty, inverseDepthByte < .max, recordingDepthByte < .max, versionByte < .max {
+            self.rareState = nil
+        }
+    }
+
+    /// The record version `snapshot` came from; 0 for an object never saved. A byte of the
+    /// object's up to 254 (records are rarely saved more often), the rare state beyond.
+    package final var snapshotVersion: Int64 {
+        @inline(__always) get {
+            versionByte < .max ? Int64(versionByte) : rareState?.snapshotVersion ?? Int64(UInt8.max)
+        }
+        set {
+            if newValue >= 0 && newValue < Int64(UInt8.max) {
+                let wasWide = versionByte == .max
+                versionByte = UInt8(newValue)
+                if wasWide { dropRareStateIfEmpty() }
+            } else {
+                makeRareState().snapshotVersion = newValue
+                versionByte = .max
+            }
+        }
     }
 
     /// Nonzero while the object's relationships are being edited to keep another object's

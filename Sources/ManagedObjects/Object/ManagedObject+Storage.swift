@@ -270,22 +270,24 @@ struct RelationshipFault: Hashable {
     let ids: [ManagedObjectID]?
     /// Whether the relationship is ordered (`ids` in its order).
     let isOrdered: Bool
-    /// For a fault whose IDs are not read: the object whose relationship it stands for. Such a
-    /// fault is equal to its copies only; whether it relates the same records as another
-    /// value is not known until it is read.
-    let owner: ObjectIdentifier?
 
     init(ids: [ManagedObjectID], isOrdered: Bool) {
         self.ids = ids
         self.isOrdered = isOrdered
-        owner = nil
     }
 
-    /// A fault for `owner`'s relationship whose IDs the store has not given yet.
+    /// A fault for `owner`'s relationship whose IDs the store has not given yet. A storage
+    /// slot holds it as nil (one word, no box; see `ToManyBox`) and does not keep the owner:
+    /// two unread faults compare equal. They are only ever compared within one object (its
+    /// values against its snapshot or its fetched row), where equal means "still unread".
     init(unreadFor owner: ManagedObject, isOrdered: Bool) {
+        self.init(unreadOrdered: isOrdered)
+    }
+
+    /// An unread fault, as a nil to-many slot reads.
+    init(unreadOrdered isOrdered: Bool) {
         ids = nil
         self.isOrdered = isOrdered
-        self.owner = ObjectIdentifier(owner)
     }
 }
 

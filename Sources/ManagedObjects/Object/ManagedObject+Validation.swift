@@ -232,7 +232,7 @@ extension ManagedObject {
         case .date: return slot.load(Date.self, in: base) != nil
         case .decimal: return slot.load(Decimal.self, in: base) != nil
         case .uuid: return slot.load(UUID.self, in: base) != nil
-        case .any: return false
+        case .any, .toMany, .orderedToMany: return false
         }
     }
 

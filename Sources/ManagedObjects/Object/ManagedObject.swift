@@ -65,22 +65,23 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// object needs two of them at once; see `snapshot`, `fetchedRow` and `saveSlot`), in one
     /// word instead of three: every object of a fetch carries the field.
     @exclusivity(unchecked) final var rowState: ManagedObjectRowState = .none
-    /// The record version `snapshot` came from; 0 for an object never saved.
-    @exclusivity(unchecked) package final var snapshotVersion: Int64 = 0
     /// When the fault's `fetchedRow` was read, or the state few objects ever need (changes
     /// in progress, a fetch batch, and then the read too), in one word: see `rareState` and
     /// `cachedRecordRead`.
     @exclusivity(unchecked) final var sideState: ManagedObjectSideState = .none
-    // The last three take three bytes, and a subclass's fields start right after them: a fault
+    // The last four take four bytes, and a subclass's fields start right after them: a fault
     // carries every stored field of its class (a `ManagedEmployee`, with its ten two-byte
-    // `@Managed` slots, takes 120 bytes, a 128-byte allocation). The depths' deeper levels, the
-    // primitive-accessor probe and the validation hint live in the rare state.
+    // `@Managed` slots, takes 104 bytes, a 112-byte allocation). The depths' deeper levels, a
+    // version past 254, the primitive-accessor probe and the validation hint live in the rare
+    // state.
     /// `inverseMaintenanceDepth` up to 254; 255: the rare state holds it.
     @exclusivity(unchecked) final var inverseDepthByte: UInt8 = 0
     /// `changeRecordingDepth` up to 254; 255: the rare state holds it.
     @exclusivity(unchecked) final var recordingDepthByte: UInt8 = 0
     /// Life-cycle state.
     @exclusivity(unchecked) package final var flags: ManagedObjectFlags = []
+    /// `snapshotVersion` up to 254; 255: the rare state holds it.
+    @exclusivity(unchecked) final var versionByte: UInt8 = 0
 
     /// Creates an object of `entity` and inserts it into `context`, if one is given.
     ///

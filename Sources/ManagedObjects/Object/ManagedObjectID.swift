@@ -12,16 +12,48 @@ import Synchronization
 /// Corresponds to Core Data's `NSManagedObjectID`; differences: a `Sendable` value type, and
 /// equality compares the entity by name.
 public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
-    /// The store and number of an ID: the store's interned identity (nil for a temporary ID)
-    /// and the primary key, or the temporary number. Two words, so an ID is three, and
-    /// comparing or hashing one never touches a string.
+    /// The store and number of an ID in one word: the number of the store's interned identity
+    /// (``StoreIdentity/address``, 0 for a temporary ID) in the top 16 bits, the primary key or
+    /// the temporary number in the low 48 (sign-extended when read). An ID is then two words
+    /// (every managed object stores one), and comparing or hashing one compares or hashes
+    /// one word, never a string or a reference.
+    ///
+    /// A key that does not fit (a number outside ±2⁴⁷, a store numbered 65,535 or more) is
+    /// interned in a table for the process instead (see ``WideKeys``): its word then holds
+    /// `0xFFFF` in the top bits and the entry's index. Equal keys always have equal words.
     struct Key: Hashable, Sendable {
-        /// The address of the store's interned identity (``StoreIdentity``, never freed), 0 for
-        /// a temporary ID. An address, not a reference: comparing IDs then loads no reference,
-        /// so it retains and releases nothing.
-        let store: UInt
+        /// The packed word.
+        private let bits: UInt64
+
+        /// The top 16 bits of a key interned in ``WideKeys``.
+        private static let wideTag: UInt64 = 0xFFFF
+
+        /// The key of `number` in the store whose identity's ``StoreIdentity/address`` is
+        /// `store` (0 for a temporary key).
+        @inline(__always)
+        init(store: UInt, number: Int64) {
+            let low = UInt64(bitPattern: number) & 0xFFFF_FFFF_FFFF
+            if store < UInt(Self.wideTag), (number << 16) >> 16 == number {
+                bits = UInt64(store) << 48 | low
+            } else {
+                bits = Self.wideTag << 48 | WideKeys.index(store: store, number: number)
+            }
+        }
+
+        /// The ``StoreIdentity/address`` of the store's interned identity, 0 for a temporary
+        /// key.
+        @inline(__always)
+        var store: UInt {
+            let tag = bits >> 48
+            return tag == Self.wideTag ? WideKeys.key(at: bits & 0xFFFF_FFFF_FFFF).store : UInt(tag)
+        }
+
         /// The primary key, or the temporary number's bits.
-        let number: Int64
+        @inline(__always)
+        var number: Int64 {
+            if bits >> 48 == Self.wideTag { return WideKeys.key(at: bits & 0xFFFF_FFFF_FFFF).number }
+            return Int64(bitPattern: bits << 16) >> 16
+        }
 
         /// A temporary key: a number unique in the process (see ``temporaryIDs``).
         static func temporary(_ number: UInt64) -> Key {
@@ -34,16 +66,17 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
         }
 
         /// Whether the key is temporary.
-        var isTemporary: Bool { store == 0 }
+        var isTemporary: Bool { bits >> 48 == 0 }
 
         /// The temporary number, for a temporary key.
-        var temporaryNumber: UInt64? { store == 0 ? UInt64(bitPattern: number) : nil }
+        var temporaryNumber: UInt64? { isTemporary ? UInt64(bitPattern: number) : nil }
 
         /// The store's identifier; nil for a temporary key.
         var storeIdentifier: String? { StoreIdentity.identity(at: store)?.identifier }
 
+        /// Hashes the word (equal keys have equal words).
         func hash(into hasher: inout Hasher) {
-            hasher.combine(number)
+            hasher.combine(bits)
         }
     }
 
@@ -113,10 +146,48 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
         lhs.key == rhs.key && (lhs.entity === rhs.entity || lhs.entity.name == rhs.entity.name)
     }
 
-    /// Hashes the primary key or the temporary number (the entity and store take part in
-    /// equality only).
+    /// Hashes the key's word: the store and the primary key or the temporary number (the
+    /// entity takes part in equality only).
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(key.number)
+        hasher.combine(key)
+    }
+}
+
+/// The keys of object IDs that do not fit a key's word (see ``ManagedObjectID/Key``), interned
+/// for the process and never freed: a key's word then holds the entry's index. Only numbers
+/// outside ±2⁴⁷ and stores past the 65,534th take an entry.
+enum WideKeys {
+    private struct State {
+        var keys: [(store: UInt, number: Int64)] = []
+        var indexes: [WideKey: UInt64] = [:]
+    }
+
+    private struct WideKey: Hashable {
+        let store: UInt
+        let number: Int64
+    }
+
+    private static let state = Mutex(State())
+
+    /// The index of the entry of `number` in `store`, made if there is none.
+    static func index(store: UInt, number: Int64) -> UInt64 {
+        state.withLock { state in
+            let key = WideKey(store: store, number: number)
+            if let index = state.indexes[key] { return index }
+            let index = UInt64(state.keys.count)
+            state.keys.append((store, number))
+            state.indexes[key] = index
+            return index
+        }
+    }
+
+    /// The entry at `index`.
+    static func key(at index: UInt64) -> (store: UInt, number: Int64) {
+        state.withLock { state in
+            // Indexes come only from `index(store:number:)`, so the entry exists.
+            let position = Int(index)
+            return position < state.keys.count ? state.keys[position] : (0, 0)
+        }
     }
 }
 
@@ -127,20 +198,33 @@ final class StoreIdentity: Sendable {
     /// The store's identifier.
     let identifier: String
 
-    private init(identifier: String) {
+    /// The identity's number, which IDs keep (see ``ManagedObjectID/Key``): its place in the
+    /// order in which identifiers were interned, from 1 (0 is a temporary ID's). A number, not
+    /// a reference: comparing IDs then loads no reference, so it retains and releases nothing.
+    let address: UInt
+
+    private init(identifier: String, address: UInt) {
         self.identifier = identifier
+        self.address = address
     }
 
-    /// The identity's address, which IDs keep.
-    var address: UInt { UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()) }
-
-    /// The identity at `address` (from ``address``); nil for 0.
+    /// The identity whose ``address`` is `address`; nil for 0 (and for a number no identity has).
     static func identity(at address: UInt) -> StoreIdentity? {
-        // Interned identities are never freed, so the address stays valid.
-        UnsafeRawPointer(bitPattern: address).map { Unmanaged<StoreIdentity>.fromOpaque($0).takeUnretainedValue() }
+        guard address > 0 else { return nil }
+        // Interned identities are never freed, so the unretained one is always valid.
+        if let last = last.load(ordering: .acquiring)?.takeUnretainedValue(), last.address == address { return last }
+        return table.withLock { table in
+            address <= UInt(table.byAddress.count) ? table.byAddress[Int(address) - 1] : nil
+        }
     }
 
-    private static let table = Mutex<[String: StoreIdentity]>([:])
+    private struct Table {
+        var byIdentifier: [String: StoreIdentity] = [:]
+        /// The identities in the order interned: the one of number `n` at `n - 1`.
+        var byAddress: [StoreIdentity] = []
+    }
+
+    private static let table = Mutex(Table())
 
     /// The identity interned last: a store makes its IDs one after another with its own
     /// identifier string, which compares equal to this one's without reading its characters.
@@ -151,9 +235,10 @@ final class StoreIdentity: Sendable {
         // Interned identities are never freed, so the unretained one is always valid.
         if let last = last.load(ordering: .acquiring)?.takeUnretainedValue(), last.identifier == identifier { return last }
         let identity = table.withLock { table in
-            if let identity = table[identifier] { return identity }
-            let identity = StoreIdentity(identifier: identifier)
-            table[identifier] = identity
+            if let identity = table.byIdentifier[identifier] { return identity }
+            let identity = StoreIdentity(identifier: identifier, address: UInt(table.byAddress.count + 1))
+            table.byIdentifier[identifier] = identity
+            table.byAddress.append(identity)
             return identity
         }
         last.store(Unmanaged.passUnretained(identity), ordering: .releasing)

@@ -3,7 +3,7 @@ import ModelObjects
 
 extension PropertyValues {
     /// The value of the attribute slot at `index` as a store keeps it, read in place; nil for
-    /// object and `Any?` slots (relationships, transformable and undefined attributes), and for
+    /// object, to-many and `Any?` slots (relationships, transformable and undefined attributes), and for
     /// an index out of range, which take the general path.
     func storeValue(at index: Int) -> StoreValue? {
         guard let kind = kind(at: index) else { return nil }
@@ -21,7 +21,7 @@ extension PropertyValues {
         case .string: return load(String.self, at: index).map(StoreValue.string) ?? .null
         case .data: return load(Data.self, at: index).map(StoreValue.data) ?? .null
         case .url: return load(URL.self, at: index).map(StoreValue.uri) ?? .null
-        case .object, .any: return nil
+        case .object, .any, .toMany, .orderedToMany: return nil
         }
     }
 }

@@ -84,18 +84,69 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
     }
 
     /// The value at `index`, which must be a slot of type `T` (the kind's own Swift type,
-    /// `ManagedObject` for an object slot): no box, no cast.
+    /// `ManagedObject` for an object slot, `Any` for an `Any?` or a to-many slot): no box, no
+    /// cast (but for a to-many slot, whose one word is made into the `Any?` it stands for).
     @inline(__always)
     package func load<T>(_: T.Type, at index: Int) -> T? {
         guard let buffer else { return nil }
+        // Decided when `T` is known (a specialized load of any other type keeps no trace of
+        // it): `Any` reads go out of line, where a to-many slot's word is made into its value.
+        if T.self == Any.self {
+            let value = loadAny(at: index)
+            // `T` is `Any`: the same bytes.
+            return withUnsafePointer(to: value) { UnsafeRawPointer($0).load(as: T?.self) }
+        }
         return buffer.withSlot(at: index) { slot, base in slot.load(T.self, in: base) }
     }
 
-    /// Stores `value` at `index`, which must be a slot of type `T`; copies the buffer first when
-    /// it is shared.
+    /// `load(Any.self, at:)`, out of line: an `Any?` slot's value, or a to-many slot's.
+    @inline(never)
+    private func loadAny(at index: Int) -> Any? {
+        guard let buffer else { return nil }
+        return buffer.withSlot(at: index) { slot, base in
+            slot.kind.isToMany ? Self.boxedToMany(slot, base) : slot.load(Any.self, in: base)
+        }
+    }
+
+    /// Stores `value` at `index`, which must be a slot of type `T` (`Any` for an `Any?` or a
+    /// to-many slot); copies the buffer first when it is shared.
     @inline(__always)
     package mutating func store<T>(_ value: T?, at index: Int) {
+        if T.self == Any.self {
+            // `T` is `Any`: the same bytes (no second box, as `as Any` would make).
+            storeAny(withUnsafePointer(to: value) { UnsafeRawPointer($0).load(as: Any?.self) }, at: index)
+            return
+        }
         makeUnique().withSlot(at: index) { slot, base in slot.store(value, in: base) }
+    }
+
+    /// `store(_:at:)` of an `Any?`, out of line: into an `Any?` slot, or a to-many slot's word.
+    @inline(never)
+    private mutating func storeAny(_ value: Any?, at index: Int) {
+        makeUnique().withSlot(at: index) { slot, base in
+            if slot.kind.isToMany {
+                Self.unboxToMany(value, slot, base)
+            } else {
+                slot.store(value, in: base)
+            }
+        }
+    }
+
+    /// Calls `body` with the value of the to-many relationship at `index`, to edit it in place:
+    /// the slot's box is made the slot's own first (the buffer copied when shared, the box when
+    /// a copy of the buffer holds it too), so that a collection taken out of the value while it
+    /// changes is not copied. Nil, calling nothing, when the slot is not a to-many one or is an
+    /// unread relationship fault.
+    @inline(__always)
+    package mutating func withUniqueToMany<R>(at index: Int, _ body: (inout Any?) -> R) -> R? {
+        guard let kind = kind(at: index), kind.isToMany else { return nil }
+        return makeUnique().withSlot(at: index) { slot, base -> R? in
+            let reference = (base + slot.offset).assumingMemoryBound(to: ToManyBox?.self)
+            guard reference.pointee != nil else { return nil }
+            if !isKnownUniquelyReferenced(&reference.pointee) { reference.pointee = ToManyBox(reference.pointee?.value) }
+            guard let box = reference.pointee else { return nil }
+            return body(&box.value)
+        }
     }
 
     /// The value at `index` as `Value` when `Value` is the slot's own type or its optional
@@ -138,6 +189,24 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
         try makeUnique().withUnsafeMutablePointers { header, words in try body(header.pointee.slots, UnsafeMutableRawPointer(words)) }
     }
 
+    /// Makes the to-many slot at `index` an unread relationship fault, its nil word; writes
+    /// nothing (and copies no buffer) when it is one already, as in a freshly decoded row.
+    package mutating func markUnreadRelationshipFault(at index: Int) {
+        guard let kind = kind(at: index), kind.isToMany, let buffer else { return }
+        let isUnread = buffer.withSlot(at: index) { slot, base in
+            (base + slot.offset).assumingMemoryBound(to: ToManyBox?.self).pointee == nil
+        }
+        if isUnread { return }
+        makeUnique().withSlot(at: index) { slot, base in (base + slot.offset).assumingMemoryBound(to: ToManyBox?.self).pointee = nil }
+    }
+
+    /// The box of the to-many slot at `index`; nil for an unread relationship fault, and for
+    /// any other slot.
+    func toManyBox(at index: Int) -> ToManyBox? {
+        guard let kind = kind(at: index), kind.isToMany, let buffer else { return nil }
+        return buffer.withSlot(at: index) { slot, base in (base + slot.offset).assumingMemoryBound(to: ToManyBox?.self).pointee }
+    }
+
     // MARK: - Copy on write
 
     private mutating func makeUnique() -> PropertyValueBuffer {
@@ -173,7 +242,7 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
         case .date: return optional(Date.self)
         case .decimal: return optional(Decimal.self)
         case .uuid: return optional(UUID.self)
-        case .string, .data, .url, .object, .any: return nil
+        case .string, .data, .url, .object, .any, .toMany, .orderedToMany: return nil
         }
     }
 
@@ -199,7 +268,7 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
         case .date: store(Date.self)
         case .decimal: store(Decimal.self)
         case .uuid: store(UUID.self)
-        case .string, .data, .url, .object, .any: break
+        case .string, .data, .url, .object, .any, .toMany, .orderedToMany: break
         }
     }
 
@@ -231,6 +300,30 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
         case .url: return boxed(URL.self, slot, base)
         case .object: return boxed(ManagedObject.self, slot, base)
         case .any: return (base + slot.offset).assumingMemoryBound(to: Any?.self).pointee
+        case .toMany, .orderedToMany: return boxedToMany(slot, base)
+        }
+    }
+
+    /// A to-many slot's value: the box's, or an unread relationship fault for a nil slot.
+    @inline(__always)
+    private static func boxedToMany(_ slot: PropertyLayout.Slot, _ base: UnsafeMutableRawPointer) -> Any? {
+        guard let box = (base + slot.offset).assumingMemoryBound(to: ToManyBox?.self).pointee else {
+            return RelationshipFault(unreadOrdered: slot.kind == .orderedToMany)
+        }
+        return box.value
+    }
+
+    /// Stores `value` in a to-many slot: nil for an unread relationship fault, else in the
+    /// slot's box, written in place when the slot alone holds it (a box shared with a copy of
+    /// the buffer is replaced, never written).
+    private static func unboxToMany(_ value: Any?, _ slot: PropertyLayout.Slot, _ base: UnsafeMutableRawPointer) {
+        let reference = (base + slot.offset).assumingMemoryBound(to: ToManyBox?.self)
+        if let value, type(of: value) == RelationshipFault.self, (value as? RelationshipFault)?.ids == nil {
+            reference.pointee = nil
+        } else if isKnownUniquelyReferenced(&reference.pointee) {
+            reference.pointee?.value = value
+        } else {
+            reference.pointee = ToManyBox(value)
         }
     }
 
@@ -250,6 +343,7 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
         case .url: unboxed(value, URL.self, slot, base)
         case .object: slot.store(value.flatMap { asModelObject($0) as? ManagedObject }, in: base)
         case .any: (base + slot.offset).assumingMemoryBound(to: Any?.self).pointee = value
+        case .toMany, .orderedToMany: unboxToMany(value, slot, base)
         }
     }
 
@@ -270,7 +364,7 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
         case .data: return fits(Data.self)
         case .url: return fits(URL.self)
         case .object: return asModelObject(value) is ManagedObject
-        case .any: return true
+        case .any, .toMany, .orderedToMany: return true
         }
     }
 }
@@ -307,7 +401,7 @@ extension PropertySlotKind {
         case .string: return Self.compare(Value.self, String.self)
         case .data: return Self.compare(Value.self, Data.self)
         case .url: return Self.compare(Value.self, URL.self)
-        case .object, .any: return .mismatch
+        case .object, .any, .toMany, .orderedToMany: return .mismatch
         }
     }
 
@@ -317,6 +411,24 @@ extension PropertySlotKind {
         if Value.self == T?.self { return .optional }
         return .mismatch
     }
+}
+
+/// The value of a to-many relationship's slot once the relationship is more than an unread
+/// relationship fault: its objects (a `Set<ManagedObject>`, or an `[ManagedObject]` when
+/// ordered), a fault with the related records' IDs, or nil. A slot holds one word, the box's
+/// reference, where an `Any?` takes four: a fetched object's to-many relationships stay unread
+/// faults, nil slots, and cost no box.
+///
+/// Copies of a buffer share its boxes; a box is written in place only while one slot holds it
+/// (see `PropertyValues.withUniqueToMany(at:_:)`), so a shared box is never written and each
+/// copy keeps its value.
+final class ToManyBox {
+    /// The relationship's value. SAFETY (unchecked exclusivity): a box is reached only through
+    /// its slot, and an edit in place (`withUniqueToMany`) calls nothing that reaches the slot
+    /// again; the box belongs to its object's isolation domain.
+    @exclusivity(unchecked) var value: Any?
+
+    init(_ value: Any?) { self.value = value }
 }
 
 /// The tail-allocated buffer of ``PropertyValues``: the layout as header, the slots after it.
@@ -418,6 +530,7 @@ final class PropertyValueBuffer: ManagedBuffer<PropertyLayout, UInt64> {
         case .url: initializeNil(URL.self, slot)
         case .object: initializeNil(ManagedObject.self, slot)
         case .any: initializeNil(Any.self, slot)
+        case .toMany, .orderedToMany: initializeNil(ToManyBox.self, slot)
         }
     }
 
@@ -437,6 +550,7 @@ final class PropertyValueBuffer: ManagedBuffer<PropertyLayout, UInt64> {
         case .url: initializeCopy(URL.self, slot, source)
         case .object: initializeCopy(ManagedObject.self, slot, source)
         case .any: initializeCopy(Any.self, slot, source)
+        case .toMany, .orderedToMany: initializeCopy(ToManyBox.self, slot, source)
         }
     }
 
@@ -456,6 +570,7 @@ final class PropertyValueBuffer: ManagedBuffer<PropertyLayout, UInt64> {
         case .url: deinitialize(URL.self, slot)
         case .object: deinitialize(ManagedObject.self, slot)
         case .any: deinitialize(Any.self, slot)
+        case .toMany, .orderedToMany: deinitialize(ToManyBox.self, slot)
         }
     }
 }

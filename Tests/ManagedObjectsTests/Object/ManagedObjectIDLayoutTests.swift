@@ -3,11 +3,54 @@ import Testing
 
 @testable import ManagedObjects
 
-/// Object IDs are three words that compare and hash without touching a string, and behave as
-/// before: equality by store, key and entity name; the URI round trip.
+/// Object IDs are two words (the entity and a key packing the store and the number) that
+/// compare and hash without touching a string, and behave as before: equality by store, key and
+/// entity name; the URI round trip; keys too wide for the word.
 @Suite struct ManagedObjectIDLayoutTests {
-    @Test func anIDIsThreeWords() {
-        #expect(MemoryLayout<ManagedObjectID>.size <= 3 * MemoryLayout<Int>.size)
+    @Test func anIDIsTwoWords() {
+        #expect(MemoryLayout<ManagedObjectID>.size == 2 * MemoryLayout<Int>.size)
+        #expect(MemoryLayout<ManagedObjectID.Key>.size == MemoryLayout<UInt64>.size)
+    }
+
+    /// Keys at and around the edges of what a key's word holds (±2⁴⁷), and far outside them.
+    static let primaryKeys: [Int64] = {
+        let edge: Int64 = 1 << 47
+        return [0, 1, -1, 7, edge - 1, -edge, edge, -edge - 1, Int64.max, Int64.min, 0x7FFF_0000_0000_0001]
+    }()
+
+    @Test(arguments: primaryKeys)
+    func everyPrimaryKeyRoundTripsWhetherItFitsTheWordOrNot(primaryKey: Int64) throws {
+        let model = try makeTestModel()
+        let employee = try #require(model.entity(named: "Employee"))
+        let store = UUID().uuidString
+        let id = ManagedObjectID(entity: employee, storeIdentifier: store, primaryKey: primaryKey)
+        #expect(id.primaryKey == primaryKey)
+        #expect(id.storeIdentifier == store)
+        #expect(!id.isTemporaryID)
+        let again = ManagedObjectID(entity: employee, storeIdentifier: store, primaryKey: primaryKey)
+        #expect(id == again && id.hashValue == again.hashValue)
+        #expect(id != ManagedObjectID(entity: employee, storeIdentifier: store, primaryKey: primaryKey &+ 1))
+        #expect(id != ManagedObjectID(entity: employee, storeIdentifier: store + "x", primaryKey: primaryKey))
+        #expect(ManagedObjectID.Key(store: id.key.store, number: id.key.number) == id.key)
+    }
+
+    @Test func aStoreNumberTooLargeForTheWordStillRoundTrips() {
+        let key = ManagedObjectID.Key(store: 0x1_0000, number: 5)
+        #expect(key.store == 0x1_0000 && key.number == 5 && !key.isTemporary)
+        #expect(key == ManagedObjectID.Key(store: 0x1_0000, number: 5))
+        #expect(key != ManagedObjectID.Key(store: 0xFFFE, number: 5))
+        #expect(ManagedObjectID.Key(store: 0xFFFE, number: 5).store == 0xFFFE)
+    }
+
+    @Test func storeIdentitiesAreNumberedAndFoundByTheirNumber() throws {
+        let first = StoreIdentity.interned(UUID().uuidString)
+        let second = StoreIdentity.interned(UUID().uuidString)
+        #expect(first.address > 0 && second.address > first.address)
+        #expect(StoreIdentity.identity(at: first.address) === first)
+        #expect(StoreIdentity.identity(at: second.address) === second)
+        #expect(StoreIdentity.identity(at: 0) == nil)
+        #expect(StoreIdentity.identity(at: .max) == nil)
+        #expect(StoreIdentity.interned(String(first.identifier.reversed().reversed())) === first)
     }
 
     @Test func idsOfTheSameStoreIdentifierMadeSeparatelyAreEqualAndHashAlike() throws {

@@ -163,7 +163,7 @@ extension SQLiteStore: InsertedRowWriting {
             case .data: try statement.bind(values.load(Data.self, at: index).map(SQLiteValue.blob) ?? .null, at: parameter)
             case .url: try statement.bind(values.load(URL.self, at: index).map { .text($0.absoluteString) } ?? .null, at: parameter)
             // Not in a plan (see `StorageRowPlan`).
-            case .object, .any: try statement.bind(.null, at: parameter)
+            case .object, .any, .toMany, .orderedToMany: try statement.bind(.null, at: parameter)
             }
         }
         while try statement.step() {}
@@ -366,7 +366,7 @@ private struct StorageRowPlan {
             case .toManyByInverse(_, _, _?): beyondRow.append((index, true))
             default: continue
             }
-            guard values.kind(at: index) == .any else { return nil }
+            guard values.kind(at: index)?.isToMany == true else { return nil }
         }
         self.kinds = kinds
         self.relationships = relationships
