@@ -1,25 +1,29 @@
 import Synchronization
 
 /// Answers worked out once per managed-object class and entity, shared by every thread.
+typealias ClassEntityCache<Value: Sendable> = ClassKeyedCache<EntityDescription, Value>
+
+/// Answers worked out once per managed-object class and model description (an entity, a
+/// relationship), shared by every thread.
 ///
-/// Each answer is kept with its entity: holding the entity keeps its identifier from being
-/// reused by another entity while the answer is cached.
-final class ClassEntityCache<Value: Sendable>: Sendable {
+/// Each answer is kept with its description: holding it keeps its identifier from being reused
+/// by another description while the answer is cached.
+final class ClassKeyedCache<Description: AnyObject & Sendable, Value: Sendable>: Sendable {
     private struct Key: Hashable, Sendable {
         var type: ObjectIdentifier
-        var entity: ObjectIdentifier
+        var description: ObjectIdentifier
     }
 
-    /// One answer, with its key and entity. Never freed while the cache lives: `answers` keeps
-    /// every one, so `last` may point at one without retaining it.
+    /// One answer, with its key and description. Never freed while the cache lives: `answers`
+    /// keeps every one, so `last` may point at one without retaining it.
     private final class Answer: Sendable {
         let key: Key
-        let entity: EntityDescription
+        let description: Description
         let value: Value
 
-        init(key: Key, entity: EntityDescription, value: Value) {
+        init(key: Key, description: Description, value: Value) {
             self.key = key
-            self.entity = entity
+            self.description = description
             self.value = value
         }
     }
@@ -31,10 +35,10 @@ final class ClassEntityCache<Value: Sendable>: Sendable {
     /// with one atomic load, no hashing and no lock.
     private let last = Atomic<Unmanaged<Answer>?>(nil)
 
-    /// The answer for `type` and `entity`, worked out with `compute` the first time (outside the
-    /// lock: two threads may both compute it, and the answers are the same).
-    func value(for type: ManagedObject.Type, entity: EntityDescription, compute: () -> Value) -> Value {
-        let key = Key(type: ObjectIdentifier(type), entity: ObjectIdentifier(entity))
+    /// The answer for `type` and `description`, worked out with `compute` the first time
+    /// (outside the lock: two threads may both compute it, and the answers are the same).
+    func value(for type: ManagedObject.Type, _ description: Description, compute: () -> Value) -> Value {
+        let key = Key(type: ObjectIdentifier(type), description: ObjectIdentifier(description))
         // SAFETY: every answer stays in `answers` as long as the cache, so the unretained one is valid.
         if let last = last.load(ordering: .acquiring)?.takeUnretainedValue(), last.key == key { return last.value }
         if let known = answers.withLock({ $0[key] }) {
@@ -44,11 +48,18 @@ final class ClassEntityCache<Value: Sendable>: Sendable {
         let value = compute()
         let answer = answers.withLock { answers in
             if let existing = answers[key] { return existing }
-            let answer = Answer(key: key, entity: entity, value: value)
+            let answer = Answer(key: key, description: description, value: value)
             answers[key] = answer
             return answer
         }
         last.store(Unmanaged.passUnretained(answer), ordering: .releasing)
         return answer.value
+    }
+}
+
+extension ClassKeyedCache where Description == EntityDescription {
+    /// The answer for `type` and `entity`, worked out with `compute` the first time.
+    func value(for type: ManagedObject.Type, entity: EntityDescription, compute: () -> Value) -> Value {
+        value(for: type, entity, compute: compute)
     }
 }

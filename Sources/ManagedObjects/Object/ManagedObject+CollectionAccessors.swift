@@ -91,32 +91,9 @@ private func outOfRange(_ index: Int, _ key: String, _ object: ManagedObject) ->
 
 /// Which classes give their own collection accessors, cached per class and relationship.
 enum ManagedObjectCollectionAccessors {
-    private struct CacheKey: Hashable, Sendable {
-        var type: ObjectIdentifier
-        var relationship: ObjectIdentifier
-    }
-
-    /// One answer, with the relationship it is for: holding it keeps its identifier from being
-    /// reused by another relationship while the answer is cached. Never freed: `ownAccessors`
-    /// keeps every one, so `lastAnswer` may point at one without retaining it.
-    private final class Answer: Sendable {
-        let key: CacheKey
-        let relationship: RelationshipDescription
-        let own: Bool
-
-        init(key: CacheKey, relationship: RelationshipDescription, own: Bool) {
-            self.key = key
-            self.relationship = relationship
-            self.own = own
-        }
-    }
-
-    private static let ownAccessors = Mutex<[CacheKey: Answer]>([:])
-
-    /// The last answer asked for or made, read without the lock: inverse maintenance asks for
-    /// one class and relationship once per edit (every employee added to its department's
-    /// set), and finds it with one atomic load instead of a locked dictionary lookup.
-    private static let lastAnswer = Atomic<Unmanaged<Answer>?>(nil)
+    /// Per class and relationship; inverse maintenance asks for one class and relationship once
+    /// per edit (every employee added to its department's set), answered with one atomic load.
+    private static let ownAccessors = ClassKeyedCache<RelationshipDescription, Bool>()
 
     static func make(unordered: CollectionAccessors, ordered: CollectionAccessors) -> CollectionAccessors? {
         .combined(unordered: unordered, ordered: ordered)
@@ -125,23 +102,9 @@ enum ManagedObjectCollectionAccessors {
     /// Whether `type` overrides `collectionAccessors(forKey:)` with its own accessors for
     /// `relationship`'s key.
     static func classHasOwnAccessors(_ type: ManagedObject.Type, for relationship: RelationshipDescription) -> Bool {
-        let cacheKey = CacheKey(type: ObjectIdentifier(type), relationship: ObjectIdentifier(relationship))
-        // SAFETY: every answer stays in `ownAccessors` for the life of the process, so the
-        // unretained one is valid.
-        if let last = lastAnswer.load(ordering: .acquiring)?.takeUnretainedValue(), last.key == cacheKey { return last.own }
-        if let known = ownAccessors.withLock({ $0[cacheKey] }) {
-            lastAnswer.store(Unmanaged.passUnretained(known), ordering: .releasing)
-            return known.own
+        ownAccessors.value(for: type, relationship) {
+            type.collectionAccessors(forKey: relationship.name).map { !$0.isFrameworkDefault } ?? false
         }
-        let own = type.collectionAccessors(forKey: relationship.name).map { !$0.isFrameworkDefault } ?? false
-        let answer = ownAccessors.withLock { answers in
-            if let existing = answers[cacheKey] { return existing }
-            let answer = Answer(key: cacheKey, relationship: relationship, own: own)
-            answers[cacheKey] = answer
-            return answer
-        }
-        lastAnswer.store(Unmanaged.passUnretained(answer), ordering: .releasing)
-        return answer.own
     }
 }
 
