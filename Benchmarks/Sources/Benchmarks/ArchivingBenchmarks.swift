@@ -19,6 +19,13 @@ enum ArchivingBenchmarks {
             return
         }
         let foundationArchived = foundationArchive(foundationSmall)
+        let foundationArchivedXML = foundationArchive(foundationSmall, format: .xml)
+        guard let archivedXML = try? KeyedArchiver.archivedData(withRootObject: small, format: .xml),
+              let archivedLargeXML = try? KeyedArchiver.archivedData(withRootObject: large, format: .xml)
+        else {
+            print("archiving as XML failed")
+            return
+        }
         precondition(decodedCount(archived) == 10_000, "round trip lost employees")
         if let path = ProcessInfo.processInfo.environment["BENCHMARK_ARCHIVE_PATH"] {
             try? archived.write(to: URL(fileURLWithPath: path))
@@ -39,6 +46,13 @@ enum ArchivingBenchmarks {
         let unarchiveLarge = best { blackHole(try? KeyedUnarchiver.unarchivedObject(from: archivedLarge)) }
         let foundationArchiveTime = best { blackHole(foundationArchive(foundationSmall)) }
         let foundationUnarchiveTime = best { blackHole(foundationUnarchive(foundationArchived)) }
+        // The same archives as XML property lists (the reader and writer of the XML format).
+        let archiveXML = best { blackHole(try? KeyedArchiver.archivedData(withRootObject: small, format: .xml)) }
+        let archiveLargeXML = best { blackHole(try? KeyedArchiver.archivedData(withRootObject: large, format: .xml)) }
+        let unarchiveXML = best { blackHole(try? KeyedUnarchiver.unarchivedObject(from: archivedXML)) }
+        let unarchiveLargeXML = best { blackHole(try? KeyedUnarchiver.unarchivedObject(from: archivedLargeXML)) }
+        let foundationArchiveXMLTime = best { blackHole(foundationArchive(foundationSmall, format: .xml)) }
+        let foundationUnarchiveXMLTime = best { blackHole(foundationUnarchive(foundationArchivedXML)) }
 
         func rate(_ objects: Double, _ seconds: Double) -> String {
             String(format: "%.0f", objects / seconds)
@@ -55,6 +69,10 @@ enum ArchivingBenchmarks {
         print("| unarchive 10,000 employees | \(formatDuration(unarchiveSmall * 1e9)) | \(rate(objects, unarchiveSmall)) | \(formatDuration(foundationUnarchiveTime * 1e9)) | \(rate(objects, foundationUnarchiveTime)) | ≥ 500000/s | \(objects / unarchiveSmall >= 500_000 ? "yes" : "NO") |")
         print("| archive 100,000 employees | \(formatDuration(archiveLarge * 1e9)) | \(rate(objects * 10, archiveLarge)) | | | ≈ 10x of 10,000: \(String(format: "%.1f", archiveLarge / archiveSmall))x | \(archiveLarge / archiveSmall <= 15 ? "yes" : "NO") |")
         print("| unarchive 100,000 employees | \(formatDuration(unarchiveLarge * 1e9)) | \(rate(objects * 10, unarchiveLarge)) | | | ≈ 10x of 10,000: \(String(format: "%.1f", unarchiveLarge / unarchiveSmall))x | \(unarchiveLarge / unarchiveSmall <= 15 ? "yes" : "NO") |")
+        print("| archive 10,000 employees as XML | \(formatDuration(archiveXML * 1e9)) | \(rate(objects, archiveXML)) | \(formatDuration(foundationArchiveXMLTime * 1e9)) | \(rate(objects, foundationArchiveXMLTime)) | | |")
+        print("| unarchive 10,000 employees from XML | \(formatDuration(unarchiveXML * 1e9)) | \(rate(objects, unarchiveXML)) | \(formatDuration(foundationUnarchiveXMLTime * 1e9)) | \(rate(objects, foundationUnarchiveXMLTime)) | | |")
+        print("| archive 100,000 employees as XML | \(formatDuration(archiveLargeXML * 1e9)) | \(rate(objects * 10, archiveLargeXML)) | | | ≈ 10x of 10,000: \(String(format: "%.1f", archiveLargeXML / archiveXML))x | \(archiveLargeXML / archiveXML <= 15 ? "yes" : "NO") |")
+        print("| unarchive 100,000 employees from XML | \(formatDuration(unarchiveLargeXML * 1e9)) | \(rate(objects * 10, unarchiveLargeXML)) | | | ≈ 10x of 10,000: \(String(format: "%.1f", unarchiveLargeXML / unarchiveXML))x | \(unarchiveLargeXML / unarchiveXML <= 15 ? "yes" : "NO") |")
         let perEmployee = Double(archived.count) / 10_000
         print("| archive size | \(archived.count) bytes | \(String(format: "%.1f", perEmployee)) bytes/employee | \(foundationArchived.count) bytes | | ≤ 100 bytes/employee | \(perEmployee <= 100 ? "yes" : "NO") |")
         print()
@@ -93,8 +111,11 @@ enum ArchivingBenchmarks {
         return department
     }
 
-    static func foundationArchive(_ department: FoundationArchivedDepartment) -> Data {
+    static func foundationArchive(
+        _ department: FoundationArchivedDepartment, format: PropertyListSerialization.PropertyListFormat = .binary
+    ) -> Data {
         let archiver = NSKeyedArchiver(requiringSecureCoding: false)
+        archiver.outputFormat = format
         archiver.encode(department, forKey: NSKeyedArchiveRootObjectKey)
         archiver.finishEncoding()
         return archiver.encodedData

@@ -360,7 +360,6 @@ struct XMLPropertyListTests {
         var generator = SeededGenerator(seed: 0xC0FF_EE00_0000_0002)
         let sample = Self.sample
         let alphabet = Array("<>/&;=\"'![]?-#x0123456789 \n\tabcdefgiklnoprstuyCDAT$".utf8) + [0x00, 0x80, 0xC3, 0xFF]
-        let start = ContinuousClock.now
         var accepted = 0
         var rejected = 0
         for round in 0 ..< 4000 {
@@ -386,6 +385,5 @@ struct XMLPropertyListTests {
         }
         #expect(accepted + rejected == 4000)
         #expect(rejected > 0 && accepted > 0)
-        #expect(ContinuousClock.now - start < .seconds(60))
     }
 }
