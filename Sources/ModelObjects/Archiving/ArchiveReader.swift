@@ -12,6 +12,11 @@ final class ArchiveReader {
     @exclusivity(unchecked) private var decoded: [Any?]
     @exclusivity(unchecked) private var decodedFlags: [DecodeState]
     @exclusivity(unchecked) private var uidStack: [Int] = []
+    /// The objects finished since the outermost `object(at:)` call began, by UID.
+    @exclusivity(unchecked) private var finishedInCall: [Int] = []
+    /// Objects whose decoding failed after they registered themselves (references back to
+    /// them may have been taken), since the outermost call began.
+    @exclusivity(unchecked) private var abandonedInCall: [Any] = []
     /// The object body being decoded, for the Foundation value classes.
     @exclusivity(unchecked) private var entries = PropertyListDictionary()
     /// The class each class dictionary names, by the dictionary's index in `$objects`: finding
@@ -164,6 +169,7 @@ final class ArchiveReader {
         guard uidStack.count < maximumNestingDepth else {
             throw ArchiveError(.nestingTooDeep, message: "objects nest deeper than \(maximumNestingDepth)")
         }
+        let outermost = uidStack.isEmpty
         decodedFlags[index] = .inProgress
         uidStack.append(index)
         defer { uidStack.removeLast() }
@@ -171,11 +177,60 @@ final class ArchiveReader {
             let value = try decodeEntry(objects[index], uid: index)
             decoded[index] = value
             decodedFlags[index] = .done
+            if outermost {
+                finishedInCall.removeAll(keepingCapacity: true)
+                abandonedInCall.removeAll()
+            } else {
+                finishedInCall.append(index)
+            }
             return value
         } catch {
             decodedFlags[index] = .pending
+            if let partial = decoded[index] { abandonedInCall.append(partial) }
             decoded[index] = nil
+            if outermost { releaseObjectsOfFailedCall() }
             throw error
+        }
+    }
+
+    /// Forgets the objects the failed outermost call made and drops their relationships.
+    ///
+    /// Relationships and their inverses are strong references, so the objects of a graph with
+    /// cycles (a department and its employees) keep each other alive: once the call has
+    /// failed, nothing outside holds them, and without this they would never be freed, one
+    /// leaked graph per corrupt archive. They are forgotten, too, so that a later call decodes
+    /// them again rather than returning objects that refer to a failed one. Objects held only
+    /// in attributes of other types (a dictionary of objects) are not reached.
+    private func releaseObjectsOfFailedCall() {
+        var made = abandonedInCall
+        for uid in finishedInCall where decodedFlags[uid] == .done {
+            if let object = decoded[uid] { made.append(object) }
+            decoded[uid] = nil
+            decodedFlags[uid] = .pending
+        }
+        finishedInCall.removeAll(keepingCapacity: true)
+        abandonedInCall.removeAll()
+        Self.dropRelationships(of: made)
+    }
+
+    /// Forgets every object decoded so far and drops their relationships: for an entry point
+    /// that decoded a graph and then refuses it (a root of the wrong type, a class refused by
+    /// secure decoding), so that the graph nobody receives is freed.
+    func releaseEveryDecodedObject() {
+        var made: [Any] = []
+        for uid in decodedFlags.indices where decodedFlags[uid] == .done {
+            if let object = decoded[uid] { made.append(object) }
+            decoded[uid] = nil
+            decodedFlags[uid] = .pending
+        }
+        Self.dropRelationships(of: made)
+    }
+
+    private static func dropRelationships(of objects: [Any]) {
+        for case let object as ModelObject in objects {
+            for descriptor in PropertyTable.table(for: type(of: object)).descriptors where descriptor.isRelationship {
+                descriptor.dropRelatedObjects(in: object)
+            }
         }
     }
 

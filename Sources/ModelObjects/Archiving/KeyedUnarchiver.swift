@@ -116,7 +116,10 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
         let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
         unarchiver.allowedClasses = classes
         let root = try unarchiver.decodeObject(forKey: "root")
-        if let refusal = unarchiver.firstRefusal { throw refusal }
+        if let refusal = unarchiver.firstRefusal {
+            unarchiver.reader.releaseEveryDecodedObject()
+            throw refusal
+        }
         return root
     }
 
@@ -130,7 +133,14 @@ public final class KeyedUnarchiver: Coder, ArchiveReaderDelegate {
     /// Corresponds to `+[NSKeyedUnarchiver unarchivedObjectOfClass:fromData:error:]`;
     /// differences: not secure decoding (Foundation allows only the named class).
     public static func unarchivedObject<T>(ofClass type: T.Type, from data: Data) throws -> T? {
-        try KeyedUnarchiver(forReadingFrom: data).decodeObject(of: T.self, forKey: "root")
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+        do {
+            return try unarchiver.decodeObject(of: T.self, forKey: "root")
+        } catch {
+            // A root of another type: the graph decoded for nothing is freed.
+            unarchiver.reader.releaseEveryDecodedObject()
+            throw error
+        }
     }
 
     public override var allowsKeyedCoding: Bool { true }

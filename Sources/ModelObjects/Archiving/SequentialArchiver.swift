@@ -149,8 +149,11 @@ public final class SequentialUnarchiver: Coder, ArchiveReaderDelegate {
     ///
     /// - Throws: ``ArchiveError/Code/typeMismatch`` when it is not a `T`.
     public static func unarchivedObject<T>(ofClass type: T.Type, from data: Data) throws -> T? {
-        guard let value = try unarchivedObject(from: data) else { return nil }
+        let unarchiver = try SequentialUnarchiver(forReadingFrom: data)
+        guard let value = try unarchiver.decodeObject() else { return nil }
         guard let typed = value as? T else {
+            // A root of another type: the graph decoded for nothing is freed.
+            unarchiver.reader.releaseEveryDecodedObject()
             throw ArchiveError(
                 .typeMismatch, className: String(reflecting: Swift.type(of: value)),
                 message: "expected a \(T.self), found a \(Swift.type(of: value))")

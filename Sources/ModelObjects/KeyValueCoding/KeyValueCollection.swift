@@ -56,9 +56,16 @@ protocol ModelObjectCollection: SendableMetatype {
     func forEachModelObject(_ body: (ModelObject) throws -> Void) rethrows
     /// True for arrays (`NSArray` in archives), false for sets (`NSSet`).
     static var isOrderedCollection: Bool { get }
+    /// The collection with no elements.
+    static var emptyCollection: Self { get }
 }
 
 extension ModelObjectCollection {
+    /// Empties the collection stored at `address`, releasing its elements.
+    static func removeAllObjects(at address: UnsafeMutableRawPointer) {
+        address.assumingMemoryBound(to: Self.self).pointee = emptyCollection
+    }
+
     /// Calls `body` with each element of the collection stored at `address` (a to-many
     /// relationship's storage), in its order.
     static func forEachObject(at address: UnsafeRawPointer, _ body: (ModelObject) throws -> Void) rethrows {
@@ -71,6 +78,7 @@ extension Array: ModelObjectCollection where Element: ModelObject {
         for element in self { try body(element) }
     }
     static var isOrderedCollection: Bool { true }
+    static var emptyCollection: Self { [] }
 }
 
 extension Set: ModelObjectCollection where Element: ModelObject {
@@ -78,6 +86,7 @@ extension Set: ModelObjectCollection where Element: ModelObject {
         for element in self { try body(element) }
     }
     static var isOrderedCollection: Bool { false }
+    static var emptyCollection: Self { [] }
 }
 
 /// An array held by a property, edited in place by mutable array proxies.

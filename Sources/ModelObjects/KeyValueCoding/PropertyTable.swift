@@ -203,6 +203,20 @@ package final class PropertyDescriptor: Sendable {
         return .none
     }
 
+    /// Drops the objects a relationship holds (nil for a to-one, empty for a to-many), without
+    /// notifying observers: how the unarchiver frees the objects of a failed decode, whose
+    /// references to each other would otherwise keep them alive in a cycle.
+    func dropRelatedObjects(in object: ModelObject) {
+        let address = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset
+        if layout == .object {
+            address.assumingMemoryBound(to: ModelObject?.self).pointee = nil
+        } else if let objectCollection {
+            objectCollection.removeAllObjects(at: address)
+        } else if kind == .toOne {
+            try? storage.setKeyValue(nil, in: object, descriptor: self)
+        }
+    }
+
     /// True for keys that key-value coding cannot set.
     package var isReadOnly: Bool { kind == .derived }
 
