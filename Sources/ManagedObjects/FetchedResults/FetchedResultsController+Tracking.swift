@@ -35,9 +35,14 @@ extension FetchedResultsController: ContextChangeObserver {
     /// object is taken out of its place (found by binary search on its cached keys) and put
     /// back where its new keys go, when it still belongs; one pass copies the rows.
     ///
+    /// With a fetch limit, the rows followed are the first `fetchOffset + fetchLimit`: when a
+    /// change leaves fewer while the context may hold more, they are fetched again and the
+    /// objects new to them join as insertions; rows pushed past the limit are dropped.
+    ///
     /// - Returns: The old and new results and the difference, or nil when the results did not change.
     func update(with changes: ContextChangeSet) throws -> FetchedResultsReport<Object>? {
         guard let old = rows, let entity else { return nil }
+        let oldWindow = window
         var candidates: [FetchedResultsCandidate<Object>] = []
         var seen = Set<ObjectIdentifier>()
         for set in [changes.inserted, changes.updated, changes.deleted, changes.refreshed] {
@@ -71,6 +76,10 @@ extension FetchedResultsController: ContextChangeObserver {
             keptKeys.append(old.keys[row])
         }
 
+        if let capacity = trackedRowCapacity, !rowsAreComplete, keptObjects.count < capacity {
+            try refill(&candidates, capacity: capacity)
+        }
+
         var insertions: [(candidate: Int, position: Int)] = []
         for index in candidates.indices {
             guard let key = candidates[index].newKey else { continue }
@@ -101,20 +110,103 @@ extension FetchedResultsController: ContextChangeObserver {
             }
         }
 
+        // Rows pushed past the limit leave the followed rows.
+        var dropped: ArraySlice<Object> = []
+        if let capacity = trackedRowCapacity, objects.count > capacity {
+            dropped = objects[capacity...]
+            objects.removeSubrange(capacity...)
+            keys.removeSubrange(capacity...)
+            rowsAreComplete = false
+            for index in candidates.indices where (candidates[index].newRow ?? 0) >= capacity {
+                candidates[index].newRow = nil
+                candidates[index].newKey = nil
+            }
+        }
+
         let sections: [FetchedResultsRows<Object>.Section]
+        let newWindow: FetchedResultsRows<Object>?
         do {
             sections = try sectionBounds(of: keys)
+            newWindow = isWindowed ? try windowRows(of: FetchedResultsRows(objects: objects, keys: keys, sections: [])) : nil
         } catch {
             throw FetchedResultsError(
                 .trackingFailed, message: "a change put the objects of a section apart in the sorted results", underlyingError: error)
         }
         let new = FetchedResultsRows(objects: objects, keys: keys, sections: sections)
+        for object in dropped { keyByObject[ObjectIdentifier(object)] = nil }
         for candidate in candidates { keyByObject[ObjectIdentifier(candidate.object)] = candidate.newKey }
         rows = new
+        window = newWindow
         cachedSections = nil
+        if let oldWindow, let newWindow {
+            let windowCandidates = self.windowCandidates(
+                candidates, from: oldWindow, in: old.objects.count, to: newWindow, in: new.objects.count)
+            guard !windowCandidates.isEmpty else { return nil }
+            let (changeSet, changedObjects) = FetchedResultsChangeSet.difference(from: oldWindow, to: newWindow, changing: windowCandidates)
+            guard !changeSet.isEmpty else { return nil }
+            return FetchedResultsReport(old: oldWindow, new: newWindow, changes: changeSet, objects: changedObjects)
+        }
         let (changeSet, changedObjects) = FetchedResultsChangeSet.difference(from: old, to: new, changing: candidates)
         guard !changeSet.isEmpty else { return nil }
         return FetchedResultsReport(old: old, new: new, changes: changeSet, objects: changedObjects)
+    }
+
+    /// Fetches the first `capacity` results again and adds those the rows do not hold to
+    /// `candidates`, as objects joining the results.
+    private func refill(_ candidates: inout [FetchedResultsCandidate<Object>], capacity: Int) throws {
+        let fetched: [Object]
+        do {
+            fetched = try managedObjectContext.fetch(trackedRowsRequest)
+        } catch {
+            throw FetchedResultsError(
+                .trackingFailed, message: "could not fetch the rows that refill the window: \(error)", underlyingError: error)
+        }
+        var known = Set(candidates.map { ObjectIdentifier($0.object) })
+        for object in fetched where keyByObject[ObjectIdentifier(object)] == nil {
+            guard known.insert(ObjectIdentifier(object)).inserted else { continue }
+            let key: FetchedResultsRowKey
+            do {
+                key = try rowKey(for: object)
+            } catch {
+                throw FetchedResultsError(
+                    .trackingFailed, message: "could not read the fetched \(object.entity.name) \(object.objectID): \(error)", underlyingError: error)
+            }
+            candidates.append(FetchedResultsCandidate(object: object, oldKey: nil, newKey: key))
+        }
+        rowsAreComplete = fetched.count < capacity
+    }
+
+    /// The changes of a window: the changed objects with their rows in the old and new
+    /// windows (nil outside), and the objects that did not change but entered the window
+    /// (shifted in by a change before them) or left it (shifted out).
+    private func windowCandidates(
+        _ candidates: [FetchedResultsCandidate<Object>],
+        from oldWindow: FetchedResultsRows<Object>, in oldCount: Int,
+        to newWindow: FetchedResultsRows<Object>, in newCount: Int
+    ) -> [FetchedResultsCandidate<Object>] {
+        let oldRange = windowRange(inRowCount: oldCount), newRange = windowRange(inRowCount: newCount)
+        var result: [FetchedResultsCandidate<Object>] = []
+        var changed = Set<ObjectIdentifier>()
+        for candidate in candidates {
+            changed.insert(ObjectIdentifier(candidate.object))
+            var moved = candidate
+            moved.oldRow = candidate.oldRow.flatMap { oldRange.contains($0) ? $0 - oldRange.lowerBound : nil }
+            moved.newRow = candidate.newRow.flatMap { newRange.contains($0) ? $0 - newRange.lowerBound : nil }
+            if moved.oldRow != nil || moved.newRow != nil { result.append(moved) }
+        }
+        let oldMembers = Set(oldWindow.objects.map(ObjectIdentifier.init))
+        let newMembers = Set(newWindow.objects.map(ObjectIdentifier.init))
+        for (row, object) in oldWindow.objects.enumerated() {
+            let identifier = ObjectIdentifier(object)
+            guard !changed.contains(identifier), !newMembers.contains(identifier) else { continue }
+            result.append(FetchedResultsCandidate(object: object, oldKey: oldWindow.keys[row], newKey: nil, oldRow: row, newRow: nil))
+        }
+        for (row, object) in newWindow.objects.enumerated() {
+            let identifier = ObjectIdentifier(object)
+            guard !changed.contains(identifier), !oldMembers.contains(identifier) else { continue }
+            result.append(FetchedResultsCandidate(object: object, oldKey: nil, newKey: newWindow.keys[row], oldRow: nil, newRow: row))
+        }
+        return result
     }
 
     /// The keys of `object` when it belongs to the results now, nil when it does not: it left
@@ -162,6 +254,7 @@ extension FetchedResultsController: ContextChangeObserver {
         let failure = (error as? FetchedResultsError).flatMap { $0.code == .trackingFailed ? $0 : nil }
             ?? FetchedResultsError(.trackingFailed, message: "could not follow a change of the context: \(error)", underlyingError: error)
         rows = nil
+        window = nil
         keyByObject = [:]
         cachedSections = nil
         deferredChanges = []

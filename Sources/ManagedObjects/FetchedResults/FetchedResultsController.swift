@@ -35,11 +35,12 @@ import ModelObjects
 ///
 /// - Complexity: A change set of *k* objects among *n* results costs *O*(*k* log *n*)
 ///   comparisons of cached sort keys (binary search), key reads of the *k* objects only, and
-///   *O*(*n*) copying; no fetch.
+///   *O*(*n*) copying; no fetch, except to refill a window (see ``init(fetchRequest:managedObjectContext:sectionNameKeyPath:)``).
 ///
 /// Corresponds to Core Data's `NSFetchedResultsController`; differences: errors are thrown
 /// (``FetchedResultsError``) where Core Data raises; no `cacheName` (the results are kept in
-/// memory only); fetch limits and offsets are refused; an `AsyncSequence` of change sets
+/// memory only); a fetch limit and offset are kept as a live window (Core Data applies them to
+/// the first fetch only, and its results then grow past the limit); an `AsyncSequence` of change sets
 /// besides the delegate; moves into or out of a new or gone section are reported as deletions
 /// and insertions.
 public final class FetchedResultsController<Object: ManagedObject> {
@@ -63,8 +64,16 @@ public final class FetchedResultsController<Object: ManagedObject> {
         didSet { cachedSections = nil }  // index titles are the delegate's to choose
     }
 
-    /// The results; nil before ``performFetch()`` and after a change the controller could not follow.
+    /// The rows the controller follows: every result, or with a fetch limit the first
+    /// `fetchOffset + fetchLimit` of them; nil before ``performFetch()`` and after a change the
+    /// controller could not follow.
     var rows: FetchedResultsRows<Object>?
+    /// With a fetch limit or offset, the results shown: the rows from `fetchOffset` on, at most
+    /// `fetchLimit` of them, with their own sections. Nil without a limit or offset.
+    var window: FetchedResultsRows<Object>?
+    /// With a fetch limit, whether `rows` holds every object that belongs to the results
+    /// (the last fetch found fewer than the rows can hold), so that no fetch can add one.
+    var rowsAreComplete = true
     /// Each result's sort keys and section name, by object.
     var keyByObject: [ObjectIdentifier: FetchedResultsRowKey] = [:]
     /// The fetched entity, for matching changed objects.
@@ -86,22 +95,29 @@ public final class FetchedResultsController<Object: ManagedObject> {
     ///   - sectionNameKeyPath: The key path whose value names each object's section; nil for
     ///     one section. The first sort descriptor must order the objects by section.
     /// - Throws: ``FetchedResultsError/Code/missingSortDescriptors`` when the request has no
-    ///   sort descriptor; ``FetchedResultsError/Code/unsupportedFetchRequest`` when it has a
-    ///   fetch limit or offset.
+    ///   sort descriptor; ``FetchedResultsError/Code/unsupportedFetchRequest`` when its fetch
+    ///   limit or offset is negative.
+    ///
+    /// A fetch limit and offset make the results a window that stays true as the context
+    /// changes: the objects from `fetchOffset` on in the sorted results, at most `fetchLimit` of
+    /// them. An object pushed out of the window by a change elsewhere is reported deleted,
+    /// one pulled in inserted. The controller follows the first `fetchOffset + fetchLimit`
+    /// results; when changes leave it fewer while the context may hold more, it fetches them
+    /// again (one fetch with that limit) to refill the window.
     ///
     /// Corresponds to `NSFetchedResultsController(fetchRequest:managedObjectContext:sectionNameKeyPath:cacheName:)`;
-    /// differences: no cache name.
+    /// differences: no cache name; the limit and offset hold after the first fetch.
     public init(fetchRequest: FetchRequest<Object>, managedObjectContext: ManagedObjectContext, sectionNameKeyPath: String? = nil) throws {
         guard !fetchRequest.sortDescriptors.isEmpty else {
             throw FetchedResultsError(
                 .missingSortDescriptors,
                 message: "a FetchedResultsController needs a fetch request with sort descriptors (\(fetchRequest.entityName) has none)")
         }
-        guard fetchRequest.fetchLimit == 0 && fetchRequest.fetchOffset == 0 else {
+        guard fetchRequest.fetchLimit >= 0 && fetchRequest.fetchOffset >= 0 else {
             throw FetchedResultsError(
                 .unsupportedFetchRequest,
-                message: "a FetchedResultsController does not track a fetch limit (\(fetchRequest.fetchLimit)) "
-                    + "or offset (\(fetchRequest.fetchOffset)); fetch every result and show the ones you need")
+                message: "a FetchedResultsController needs a fetch limit (\(fetchRequest.fetchLimit)) "
+                    + "and offset (\(fetchRequest.fetchOffset)) of 0 or more")
         }
         self.fetchRequest = fetchRequest
         self.managedObjectContext = managedObjectContext
@@ -130,7 +146,7 @@ public final class FetchedResultsController<Object: ManagedObject> {
         guard let entity = model.entity(named: fetchRequest.entityName) else {
             throw ModelError(.unknownEntity, entity: fetchRequest.entityName, message: "the model has no entity named '\(fetchRequest.entityName)'")
         }
-        var objects = try managedObjectContext.fetch(fetchRequest)
+        var objects = try managedObjectContext.fetch(trackedRowsRequest)
         var keys = try objects.map(rowKey)
         // The store may order strings by its own rules: the controller's binary searches need
         // its own order, so the rows are sorted again (stably) when they are not in it.
@@ -149,9 +165,13 @@ public final class FetchedResultsController<Object: ManagedObject> {
             keys = permutation.map { keys[$0] }
         }
         let sections = try sectionBounds(of: keys)
+        let tracked = FetchedResultsRows(objects: objects, keys: keys, sections: sections)
+        let shown = isWindowed ? try windowRows(of: tracked) : nil
         var byObject = [ObjectIdentifier: FetchedResultsRowKey](minimumCapacity: objects.count)
         for (object, key) in zip(objects, keys) { byObject[ObjectIdentifier(object)] = key }
-        rows = FetchedResultsRows(objects: objects, keys: keys, sections: sections)
+        rows = tracked
+        window = shown
+        rowsAreComplete = trackedRowCapacity.map { objects.count < $0 } ?? true
         keyByObject = byObject
         self.entity = entity
         cachedSections = nil
@@ -165,14 +185,17 @@ public final class FetchedResultsController<Object: ManagedObject> {
     /// ``performFetch()``.
     ///
     /// Corresponds to `NSFetchedResultsController.fetchedObjects`.
-    public var fetchedObjects: [Object]? { rows?.objects }
+    public var fetchedObjects: [Object]? { results?.objects }
+
+    /// The results shown: the window of a limited request, else every row.
+    var results: FetchedResultsRows<Object>? { window ?? rows }
 
     /// The sections of the results, in order; nil before ``performFetch()``. Without a
     /// ``sectionNameKeyPath``, one section (named `""`) holds every result, even none.
     ///
     /// Corresponds to `NSFetchedResultsController.sections`.
     public var sections: [FetchedResultsSectionInfo<Object>]? {
-        guard let rows else { return nil }
+        guard let rows = results else { return nil }
         if let cachedSections { return cachedSections }
         let made = rows.sections.map { bounds in
             FetchedResultsSectionInfo(
@@ -228,10 +251,10 @@ public final class FetchedResultsController<Object: ManagedObject> {
     ///
     /// Corresponds to `-[NSFetchedResultsController objectAtIndexPath:]`.
     public func object(at indexPath: IndexPath) throws -> Object {
-        guard let rows, indexPath.count == 2, rows.sections.indices.contains(indexPath[0]),
+        guard let rows = results, indexPath.count == 2, rows.sections.indices.contains(indexPath[0]),
               indexPath[1] >= 0, indexPath[1] < rows.sections[indexPath[0]].count
         else {
-            let sections = rows.map { "\($0.sections.count) sections" } ?? "no results (performFetch() not called?)"
+            let sections = results.map { "\($0.sections.count) sections" } ?? "no results (performFetch() not called?)"
             throw FetchedResultsError(.indexPathOutOfRange, message: "no object at \(Array(indexPath)): the controller has \(sections)")
         }
         return rows.objects[rows.sections[indexPath[0]].start + indexPath[1]]
@@ -243,7 +266,9 @@ public final class FetchedResultsController<Object: ManagedObject> {
     ///
     /// Corresponds to `-[NSFetchedResultsController indexPathForObject:]`.
     public func indexPath(forObject object: Object) -> IndexPath? {
-        guard let rows, let key = keyByObject[ObjectIdentifier(object)], let flat = position(of: object, key: key, in: rows) else {
+        guard let rows = results, let key = keyByObject[ObjectIdentifier(object)],
+              let flat = position(of: object, key: key, in: rows)
+        else {
             return nil
         }
         return rows.indexPath(forRow: flat)
@@ -266,6 +291,41 @@ public final class FetchedResultsController<Object: ManagedObject> {
         buffers.removeAll { $0.buffer == nil }
         buffers.append(WeakChangeBuffer(buffer: buffer))
         return FetchedResultsChangeSequence(buffer: buffer)
+    }
+
+    // MARK: - Windows
+
+    /// Whether the request has a fetch limit or offset, which make the results a window.
+    var isWindowed: Bool { fetchRequest.fetchLimit > 0 || fetchRequest.fetchOffset > 0 }
+
+    /// How many rows the controller follows with a fetch limit (`fetchOffset + fetchLimit`);
+    /// nil without one (every result).
+    var trackedRowCapacity: Int? {
+        fetchRequest.fetchLimit > 0 ? fetchRequest.fetchOffset + fetchRequest.fetchLimit : nil
+    }
+
+    /// The request that fetches the rows the controller follows: from the first result, as
+    /// many as ``trackedRowCapacity``.
+    var trackedRowsRequest: FetchRequest<Object> {
+        guard isWindowed else { return fetchRequest }
+        var request = fetchRequest
+        request.fetchOffset = 0
+        request.fetchLimit = trackedRowCapacity ?? 0
+        return request
+    }
+
+    /// The range of `rows` a window shows.
+    func windowRange(inRowCount count: Int) -> Range<Int> {
+        let start = min(fetchRequest.fetchOffset, count)
+        let end = fetchRequest.fetchLimit > 0 ? min(start + fetchRequest.fetchLimit, count) : count
+        return start..<end
+    }
+
+    /// The window of `rows`, with its own sections.
+    func windowRows(of rows: FetchedResultsRows<Object>) throws -> FetchedResultsRows<Object> {
+        let range = windowRange(inRowCount: rows.objects.count)
+        let keys = Array(rows.keys[range])
+        return FetchedResultsRows(objects: Array(rows.objects[range]), keys: keys, sections: try sectionBounds(of: keys))
     }
 
     // MARK: - Keys and order

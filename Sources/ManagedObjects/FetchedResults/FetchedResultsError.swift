@@ -29,7 +29,7 @@ public struct FetchedResultsError: Error, CustomStringConvertible, Sendable {
         /// Corresponds to Core Data's exception "An instance of NSFetchedResultsController
         /// requires a fetch request with sort descriptors".
         public static let missingSortDescriptors = Code(rawValue: 1)
-        /// The fetch request has a fetch limit or offset, which the controller does not track.
+        /// The fetch request has a negative fetch limit or offset.
         ///
         /// Corresponds to nothing in Core Data, which fetches with them but then tracks changes
         /// as if they were not there.

@@ -88,8 +88,8 @@ import Testing
         #expect(error?.code == .missingSortDescriptors)
     }
 
-    @Test(arguments: [(5, 0), (0, 2)])
-    func aRequestWithALimitOrOffsetIsRefused(limit: Int, offset: Int) throws {
+    @Test(arguments: [(-1, 0), (0, -2)])
+    func aNegativeLimitOrOffsetIsRefused(limit: Int, offset: Int) throws {
         let stack = try ManagedTestStack()
         var request = FetchRequest<TestEmployee>(entityName: "Employee", sortDescriptors: [KeyPathSortDescriptor(key: "firstName")])
         request.fetchLimit = limit
