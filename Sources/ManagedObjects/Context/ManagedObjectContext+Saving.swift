@@ -33,17 +33,7 @@ extension ManagedObjectContext {
         try throwRelationshipReadFailure()
         guard hasChanges else { return }
         notificationCenter.post(name: Self.willSaveNotification, object: self)
-        var notified = Set<ObjectIdentifier>(minimumCapacity: inserted.count + updated.count + deleted.count)
-        for _ in 0..<100 {
-            // Collected before any `willSave()` runs: changes made there are seen next round.
-            var pending: [ManagedObject] = []
-            for objects in [inserted, updated, deleted] {
-                for object in objects where !notified.contains(ObjectIdentifier(object)) { pending.append(object) }
-            }
-            if pending.isEmpty { break }
-            for object in pending where notified.insert(ObjectIdentifier(object)).inserted { object.willSave() }
-            processPendingChanges()
-        }
+        notifyWillSave()
         try validateChanges()
         // Validation may need a relationship (a class validator of its key) and fail to read it.
         try throwRelationshipReadFailure()
@@ -58,6 +48,38 @@ extension ManagedObjectContext {
             }
         }
         finishSave(outcome)
+    }
+
+    /// Calls `willSave()` once on every inserted, updated and deleted object, in rounds: objects
+    /// that join those sets during a round (through a `willSave()`, or the pending changes
+    /// processed after it) are called in the next one.
+    private func notifyWillSave() {
+        // The first round calls every object: the three sets are disjoint (an object is in the
+        // one its inserted, updated or deleted flag names). The sets are kept as they were, so
+        // that when the round leaves them as they were (the usual case: no `willSave()` changes
+        // anything), telling takes one comparison of storage each and no object is hashed.
+        let before = (inserted: inserted, updated: updated, deleted: deleted)
+        var pending: [ManagedObject] = []
+        pending.reserveCapacity(before.inserted.count + before.updated.count + before.deleted.count)
+        pending.append(contentsOf: before.inserted)
+        pending.append(contentsOf: before.updated)
+        pending.append(contentsOf: before.deleted)
+        if pending.isEmpty { return }
+        for object in pending { object.willSave() }
+        processPendingChanges()
+        if inserted == before.inserted && updated == before.updated && deleted == before.deleted { return }
+        var notified = Set<ObjectIdentifier>(minimumCapacity: pending.count)
+        for object in pending { notified.insert(ObjectIdentifier(object)) }
+        for _ in 1..<100 {
+            // Collected before any `willSave()` runs: changes made there are seen next round.
+            pending = []
+            for objects in [inserted, updated, deleted] {
+                for object in objects where !notified.contains(ObjectIdentifier(object)) { pending.append(object) }
+            }
+            if pending.isEmpty { break }
+            for object in pending where notified.insert(ObjectIdentifier(object)).inserted { object.willSave() }
+            processPendingChanges()
+        }
     }
 
     /// Gives the objects that have temporary IDs permanent ones now, before a save: the IDs
@@ -566,13 +588,10 @@ extension ManagedObjectContext {
         let values = object.values
         for relationship in object.entity.relationships where relationship.isToMany && !relationship.isTransient {
             // A relationship fault holds the store's IDs: nothing dangles there.
-            guard relationship.index < values.count, let value = values.load(Any.self, at: relationship.index) else { continue }
-            if relationship.isOrdered, let array = value as? [ManagedObject] {
-                for related in array { _ = try savedID(of: related, in: relationship, of: object, ids: ids) }
-            } else if let set = value as? Set<ManagedObject> {
-                for related in set { _ = try savedID(of: related, in: relationship, of: object, ids: ids) }
-            } else if let array = value as? [ManagedObject] {
-                for related in array { _ = try savedID(of: related, in: relationship, of: object, ids: ids) }
+            switch values.toManyContents(at: relationship.index) {
+            case .set(let set): for related in set { _ = try savedID(of: related, in: relationship, of: object, ids: ids) }
+            case .array(let array): for related in array { _ = try savedID(of: related, in: relationship, of: object, ids: ids) }
+            case .unread, .other, nil: continue
             }
         }
     }

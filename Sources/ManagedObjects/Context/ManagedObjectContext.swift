@@ -75,8 +75,29 @@ public final class ManagedObjectContext {
 
     /// Every registered object by ID, unretained.
     @exclusivity(unchecked) var registered = ObjectRegistry()
-    /// Objects inserted since the last save.
-    @exclusivity(unchecked) var inserted: Set<ManagedObject> = []
+    /// Objects inserted since the last save: `insertedSet`, with the insertions staged since it
+    /// was last read joined to it first (see `stageInsertion(of:)`).
+    var inserted: Set<ManagedObject> {
+        get {
+            if !stagedInsertions.isEmpty { joinStagedInsertions() }
+            return insertedSet
+        }
+        _modify {
+            if !stagedInsertions.isEmpty { joinStagedInsertions() }
+            yield &insertedSet
+        }
+        set {
+            stagedInsertions = []
+            insertedSet = newValue
+        }
+    }
+    /// The inserted objects as of the last read of `inserted`.
+    @exclusivity(unchecked) private var insertedSet: Set<ManagedObject> = []
+    /// Objects inserted since the last read of `inserted`, each once and none in `insertedSet`
+    /// (every removal reads `inserted` first): an insertion appends here, and the next read
+    /// joins them all to the set at once, sized once, instead of a hash insertion each that
+    /// grows the set again and again.
+    @exclusivity(unchecked) private var stagedInsertions: [ManagedObject] = []
     /// Objects changed since the last save, neither inserted nor deleted.
     @exclusivity(unchecked) var updated: Set<ManagedObject> = []
     /// Saved objects deleted since the last save.
@@ -166,7 +187,7 @@ public final class ManagedObjectContext {
         register(object)
         object.flags.insert(.inserted)
         object.flags.remove(.deleted)
-        inserted.insert(object)
+        stageInsertion(of: object)
         noteUnannouncedInsertion(of: object)
         if !object.flags.contains(.awokeFromInsert) {
             object.flags.insert(.awokeFromInsert)
@@ -193,6 +214,18 @@ public final class ManagedObjectContext {
         pendingDeletions.append(object)
         undoManager?.registerUndo(
             ManagedUndoAction(object: object, operation: .undoDeletion(wasInserted: wasInserted, wasUpdated: wasUpdated), context: self))
+    }
+
+    /// Adds `object`, which is not in `inserted`, to `inserted` when it is next read.
+    private func stageInsertion(of object: ManagedObject) {
+        stagedInsertions.append(object)
+    }
+
+    /// Joins the staged insertions to `insertedSet`.
+    private func joinStagedInsertions() {
+        insertedSet.reserveCapacity(insertedSet.count + stagedInsertions.count)
+        for object in stagedInsertions { insertedSet.insert(object) }
+        stagedInsertions = []
     }
 
     /// The objects inserted since the last save.

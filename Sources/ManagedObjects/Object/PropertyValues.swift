@@ -84,52 +84,62 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
     }
 
     /// The value at `index`, which must be a slot of type `T` (the kind's own Swift type,
-    /// `ManagedObject` for an object slot, `Any` for an `Any?` or a to-many slot): no box, no
-    /// cast (but for a to-many slot, whose one word is made into the `Any?` it stands for).
+    /// `ManagedObject` for an object slot, `Any` for an `Any?` slot): no box, no cast. A to-many
+    /// slot is read through ``toManyContents(at:)`` (or the `Any?` subscript), never here: its one
+    /// word is not the `Any?` it stands for.
     @inline(__always)
     package func load<T>(_: T.Type, at index: Int) -> T? {
         guard let buffer else { return nil }
-        // Decided when `T` is known (a specialized load of any other type keeps no trace of
-        // it): `Any` reads go out of line, where a to-many slot's word is made into its value.
-        if T.self == Any.self {
-            let value = loadAny(at: index)
-            // `T` is `Any`: the same bytes.
-            return withUnsafePointer(to: value) { UnsafeRawPointer($0).load(as: T?.self) }
-        }
-        return buffer.withSlot(at: index) { slot, base in slot.load(T.self, in: base) }
-    }
-
-    /// `load(Any.self, at:)`, out of line: an `Any?` slot's value, or a to-many slot's.
-    @inline(never)
-    private func loadAny(at index: Int) -> Any? {
-        guard let buffer else { return nil }
         return buffer.withSlot(at: index) { slot, base in
-            slot.kind.isToMany ? Self.boxedToMany(slot, base) : slot.load(Any.self, in: base)
+            assert(!slot.kind.isToMany, "a to-many slot read as \(T.self)")
+            return slot.load(T.self, in: base)
         }
     }
 
-    /// Stores `value` at `index`, which must be a slot of type `T` (`Any` for an `Any?` or a
-    /// to-many slot); copies the buffer first when it is shared.
+    /// Stores `value` at `index`, which must be a slot of type `T` (`Any` for an `Any?` slot; a
+    /// to-many slot is written through the `Any?` subscript); copies the buffer first when it
+    /// is shared.
     @inline(__always)
     package mutating func store<T>(_ value: T?, at index: Int) {
-        if T.self == Any.self {
-            // `T` is `Any`: the same bytes (no second box, as `as Any` would make).
-            storeAny(withUnsafePointer(to: value) { UnsafeRawPointer($0).load(as: Any?.self) }, at: index)
-            return
+        makeUnique().withSlot(at: index) { slot, base in
+            assert(!slot.kind.isToMany, "a to-many slot written as \(T.self)")
+            slot.store(value, in: base)
         }
-        makeUnique().withSlot(at: index) { slot, base in slot.store(value, in: base) }
     }
 
-    /// `store(_:at:)` of an `Any?`, out of line: into an `Any?` slot, or a to-many slot's word.
-    @inline(never)
-    private mutating func storeAny(_ value: Any?, at index: Int) {
-        makeUnique().withSlot(at: index) { slot, base in
-            if slot.kind.isToMany {
-                Self.unboxToMany(value, slot, base)
+    /// What the to-many slot at `index` holds, read in place: the set or array of its objects
+    /// taken out of the box's `Any?` without a dynamic cast when it is exactly a
+    /// `Set<ManagedObject>` or an `[ManagedObject]` (else cast). Nil for a slot that is not a
+    /// to-many one.
+    package func toManyContents(at index: Int) -> ToManyContents? {
+        guard let buffer else { return nil }
+        return buffer.withSlotIfPresent(at: index) { slot, base -> ToManyContents? in
+            guard slot.kind.isToMany else { return nil }
+            guard let box = (base + slot.offset).assumingMemoryBound(to: ToManyBox?.self).pointee else { return .unread }
+            guard let value = box.value else { return .other(nil) }
+            // An ordered relationship holds an array, an unordered one a set: that one first.
+            if slot.kind == .orderedToMany {
+                if let array = Self.cast(value, to: [ManagedObject].self) { return .array(array) }
+                if let set = Self.cast(value, to: Set<ManagedObject>.self) { return .set(set) }
             } else {
-                slot.store(value, in: base)
+                if let set = Self.cast(value, to: Set<ManagedObject>.self) { return .set(set) }
+                if let array = Self.cast(value, to: [ManagedObject].self) { return .array(array) }
             }
+            return .other(value)
         }
+    }
+
+    /// `value as? T`, without the runtime's dynamic cast when `value` is exactly a `T`: its
+    /// bytes are read out of the opened existential (a dynamic cast costs a few hundred
+    /// instructions, this a comparison of metadata).
+    @inline(__always)
+    package static func cast<T>(_ value: Any, to _: T.Type) -> T? {
+        func exactly<V>(_ value: V) -> T? {
+            guard V.self == T.self else { return nil }
+            // `V` is `T`: the same bytes.
+            return withUnsafePointer(to: value) { UnsafeRawPointer($0).load(as: T.self) }
+        }
+        return _openExistential(value, do: exactly) ?? value as? T
     }
 
     /// Calls `body` with the value of the to-many relationship at `index`, to edit it in place:
@@ -281,7 +291,7 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
 
     @inline(__always)
     private static func unboxed<T>(_ value: Any?, _: T.Type, _ slot: PropertyLayout.Slot, _ base: UnsafeMutableRawPointer) {
-        slot.store(value.flatMap { $0 as? T ?? convertKeyValue($0, to: T.self) }, in: base)
+        slot.store(value.flatMap { cast($0, to: T.self) ?? convertKeyValue($0, to: T.self) }, in: base)
     }
 
     private static func box(_ slot: PropertyLayout.Slot, in base: UnsafeMutableRawPointer) -> Any? {
@@ -367,6 +377,18 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
         case .any, .toMany, .orderedToMany: return true
         }
     }
+}
+
+/// What a to-many relationship's slot holds (see `PropertyValues.toManyContents(at:)`).
+package enum ToManyContents {
+    /// An unread relationship fault: the slot's nil word.
+    case unread
+    /// The objects of the relationship, in a set (an unordered relationship's value).
+    case set(Set<ManagedObject>)
+    /// The objects of the relationship, in order (an ordered relationship's value).
+    case array([ManagedObject])
+    /// Anything else the box holds: nil, a relationship fault with the related records' IDs.
+    case other(Any?)
 }
 
 /// How a Swift type relates to a slot's type.

@@ -77,29 +77,31 @@ extension SQLiteStore: InsertedRowWriting {
     /// which is returned for its relationship writes.
     private func write(_ rows: InsertedObjectRows, _ connection: SQLiteConnection) throws -> [StoreRecord] {
         var records: [StoreRecord] = []
-        var entity: EntityDescription?
-        var current: (mapping: SQLSchema.EntityMapping, statement: SQLiteStatement, plan: StorageRowPlan?)?
-        defer { current?.statement.reset() }
-        for index in rows.objects.indices {
-            let object = rows.objects[index], id = rows.ids[index]
-            if id.entity !== entity {
-                current?.statement.reset()
-                let (mapping, _) = try mapping(of: id)
-                let statement = try connection.cachedStatement(mapping.insertSQL)
-                // Every parameter is bound for every row (see `write(_:inserting:_:)`).
-                statement.reset()
-                entity = id.entity
-                current = (mapping, statement, StorageRowPlan(mapping, entity: id.entity, values: object.values))
+        var start = rows.objects.startIndex
+        while start < rows.objects.endIndex {
+            // A run of objects of one entity: its mapping, statement and plan are locals of the
+            // run, not copied out of an optional for each row (a copy retains each of their arrays).
+            let entity = rows.ids[start].entity
+            var end = start + 1
+            while end < rows.objects.endIndex && rows.ids[end].entity === entity { end += 1 }
+            let (mapping, _) = try mapping(of: rows.ids[start])
+            let statement = try connection.cachedStatement(mapping.insertSQL)
+            // Every parameter is bound for every row (see `write(_:inserting:_:)`).
+            statement.reset()
+            defer { statement.reset() }
+            let plan = StorageRowPlan(mapping, entity: entity, values: rows.objects[start].values)
+            for index in start..<end {
+                let object = rows.objects[index], id = rows.ids[index]
+                let values = object.values
+                if let plan, plan.fits(values), !plan.relatesBeyondRow(values) {
+                    try writeRow(of: object, id: id, values: values, plan: plan, mapping: mapping, rows: rows, statement: statement)
+                } else {
+                    let record = try rows.record(object, id)
+                    try write(record, mapping: mapping, statement: statement, inserting: true)
+                    records.append(record)
+                }
             }
-            guard let (mapping, statement, plan) = current else { continue }
-            let values = object.values
-            if let plan, plan.fits(values), !plan.relatesBeyondRow(values) {
-                try writeRow(of: object, id: id, values: values, plan: plan, mapping: mapping, rows: rows, statement: statement)
-            } else {
-                let record = try rows.record(object, id)
-                try write(record, mapping: mapping, statement: statement, inserting: true)
-                records.append(record)
-            }
+            start = end
         }
         return records
     }
@@ -343,9 +345,8 @@ private struct StorageRowPlan {
     let relationships: [RelationshipDescription?]
     /// The number of properties, which an object's storage must have.
     let count: Int
-    /// The property indexes of the to-many relationships written beyond the row, with whether
-    /// they are ordered.
-    let beyondRow: [(index: Int, isOrdered: Bool)]
+    /// The property indexes of the to-many relationships written beyond the row.
+    let beyondRow: [Int]
 
     /// A plan from an object's `values`; nil when one of them cannot be written from storage.
     init?(_ mapping: SQLSchema.EntityMapping, entity: EntityDescription, values: PropertyValues) {
@@ -359,11 +360,10 @@ private struct StorageRowPlan {
             kinds.append(kind)
             relationships.append(relationship)
         }
-        var beyondRow: [(index: Int, isOrdered: Bool)] = []
+        var beyondRow: [Int] = []
         for (index, storage) in mapping.storage.enumerated() {
             switch storage {
-            case .toManyByJoin: beyondRow.append((index, false))
-            case .toManyByInverse(_, _, _?): beyondRow.append((index, true))
+            case .toManyByJoin, .toManyByInverse(_, _, _?): beyondRow.append(index)
             default: continue
             }
             guard values.kind(at: index)?.isToMany == true else { return nil }
@@ -381,16 +381,13 @@ private struct StorageRowPlan {
     /// Whether a new object with `values` relates objects through a relationship written
     /// beyond its row; anything but an empty collection there counts as relating.
     func relatesBeyondRow(_ values: PropertyValues) -> Bool {
-        for (index, isOrdered) in beyondRow {
-            guard let value = values.load(Any.self, at: index) else { continue }
-            if isOrdered, let array = value as? [ManagedObject] {
-                if !array.isEmpty { return true }
-            } else if let set = value as? Set<ManagedObject> {
-                if !set.isEmpty { return true }
-            } else if let array = value as? [ManagedObject] {
-                if !array.isEmpty { return true }
-            } else {
-                return true
+        for index in beyondRow {
+            switch values.toManyContents(at: index) {
+            case .set(let set): if !set.isEmpty { return true }
+            case .array(let array): if !array.isEmpty { return true }
+            // Nil relates nothing; an unread fault or anything else takes the record's path.
+            case .other(nil), nil: continue
+            case .unread, .other: return true
             }
         }
         return false
