@@ -112,12 +112,7 @@ final class PostgreSQLResult {
             guard let bytes, !bytes.isEmpty else { return nil }
             switch format {
             case .binary:
-                switch bytes.count {
-                case 8: return Int64(bitPattern: Self.bigEndian(bytes))
-                case 4: return Int64(Int32(bitPattern: UInt32(truncatingIfNeeded: Self.bigEndian(bytes))))
-                case 2: return Int64(Int16(bitPattern: UInt16(truncatingIfNeeded: Self.bigEndian(bytes))))
-                default: return nil
-                }
+                return Self.binaryInteger(bytes)
             case .text:
                 return Self.parseInteger(bytes)
             }
@@ -130,11 +125,7 @@ final class PostgreSQLResult {
             guard let bytes else { return nil }
             switch format {
             case .binary:
-                switch bytes.count {
-                case 8: return Double(bitPattern: Self.bigEndian(bytes))
-                case 4: return Double(Float(bitPattern: UInt32(truncatingIfNeeded: Self.bigEndian(bytes))))
-                default: return nil
-                }
+                return Self.binaryDouble(bytes)
             case .text:
                 // The standard library's parser (no Foundation); PostgreSQL writes the
                 // infinities and NaN as "Infinity", "-Infinity" and "NaN", which it reads too.
@@ -197,11 +188,43 @@ final class PostgreSQLResult {
 
     // MARK: - Decoding
 
+    /// A `smallint`, `integer` or `bigint` in binary format (2, 4 or 8 big-endian bytes); nil
+    /// for another length.
+    @inline(__always)
+    static func binaryInteger(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        switch bytes.count {
+        case 8: Int64(bitPattern: bigEndian(bytes))
+        case 4: Int64(Int32(bitPattern: UInt32(truncatingIfNeeded: bigEndian(bytes))))
+        case 2: Int64(Int16(bitPattern: UInt16(truncatingIfNeeded: bigEndian(bytes))))
+        default: nil
+        }
+    }
+
+    /// A `double precision` (8 big-endian bytes) or `real` (4) in binary format; nil for
+    /// another length.
+    @inline(__always)
+    static func binaryDouble(_ bytes: UnsafeRawBufferPointer) -> Double? {
+        switch bytes.count {
+        case 8: Double(bitPattern: bigEndian(bytes))
+        case 4: Double(Float(bitPattern: UInt32(truncatingIfNeeded: bigEndian(bytes))))
+        default: nil
+        }
+    }
+
     /// The bytes (at most 8) as a big-endian unsigned integer.
+    @inline(__always)
     private static func bigEndian(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var value: UInt64 = 0
-        for byte in bytes.prefix(8) { value = value << 8 | UInt64(byte) }
-        return value
+        guard let base = bytes.baseAddress else { return 0 }
+        switch bytes.count {
+        // One unaligned load and a byte swap for the widths the binary format uses.
+        case 8: return UInt64(bigEndian: base.loadUnaligned(as: UInt64.self))
+        case 4: return UInt64(UInt32(bigEndian: base.loadUnaligned(as: UInt32.self)))
+        case 2: return UInt64(UInt16(bigEndian: base.loadUnaligned(as: UInt16.self)))
+        default:
+            var value: UInt64 = 0
+            for byte in bytes.prefix(8) { value = value << 8 | UInt64(byte) }
+            return value
+        }
     }
 
     /// Decimal digits with an optional leading minus as an `Int64`; nil for anything else or

@@ -19,9 +19,18 @@ extension PostgreSQLStore {
         let records = try withConnection(.operationFailed) { connection, _ in
             try readRecords(
                 connection, table: plan.mapping.table, where: plan.condition, bindings: plan.bindings.map(Self.parameter),
-                orderAndLimit: plan.orderAndLimit, readsToMany: false)
+                orderAndLimit: Self.orderAndLimit(of: plan, for: request), readsToMany: false)
         }
         return StoreFetchResult(records: records, appliedPredicate: plan.appliedPredicate, appliedSortAndLimit: plan.appliedSortAndLimit)
+    }
+
+    /// The ORDER BY and LIMIT clause a fetch of `request` runs with: `plan`'s, or none when the
+    /// request asks for no order, limit or offset. Its rows are then in the order the server
+    /// reads them (Core Data's fetches without sort descriptors promise no order either): a
+    /// sequential scan, where `ORDER BY "Z_PK"` would make the plan an index scan or a sort of
+    /// every matching row.
+    static func orderAndLimit(of plan: SQLFetchPlan, for request: StoreFetchRequest) -> String {
+        request.sortDescriptors.isEmpty && request.fetchLimit <= 0 && request.fetchOffset <= 0 ? "" : plan.orderAndLimit
     }
 
     /// Counts with `SELECT count(*)` when the whole predicate translates; nil otherwise.

@@ -367,9 +367,26 @@ extension PostgreSQLStore {
         func decode(_ row: CheckedRow, into values: inout some DecodedRowValues) throws -> ManagedObjectID {
             let entity = row.entity, key = row.key, index = row.index
             let objectID = objectID(entity, key)
+            // Values going straight into an object's slots skip the `StoreValue` where the slot
+            // takes the decoded value as it is (binary results: what every store read asks for).
+            let target = result.format == .binary ? values.slotTarget : nil
             for read in row.reads {
                 switch read {
                 case .attribute(let property, let position, let decoding, let isRequired):
+                    if let target, decoding.hasColumn {
+                        let outcome = result.withBytes(index, position) { bytes in
+                            bytes.map { PostgreSQLStore.decode(binary: $0, as: decoding, into: target.slots[property], of: target.base) }
+                        }
+                        switch outcome {
+                        case .stored?: continue
+                        case .refused?: throw store.refusal(result, index, position, objectID: objectID, index: property, table: table)
+                        case nil:
+                            // NULL.
+                            if isRequired { throw store.refusal(result, index, position, objectID: objectID, index: property, table: table) }
+                            continue
+                        case .notHandled?: break
+                        }
+                    }
                     // The value is read first; only a column that gives none is asked whether it
                     // is NULL (one look at the column for the usual, non-NULL value).
                     if let value = PostgreSQLStore.decode(result, index, position, as: decoding) {
@@ -450,5 +467,13 @@ extension PostgreSQLStore {
             message: "\(objectID.entity.name).\(property.name) of the record \(objectID.primaryKey ?? 0) in \(table) \(problem); "
                 + "the store refuses to read the record rather than convert the value",
             objectID: objectID, key: property.name, sql: result.sql)
+    }
+}
+
+private extension SQLSchema.Decoding {
+    /// Whether the attribute has a column to read (not a type the store keeps no column for).
+    var hasColumn: Bool {
+        if case .none = self { return false }
+        return true
     }
 }

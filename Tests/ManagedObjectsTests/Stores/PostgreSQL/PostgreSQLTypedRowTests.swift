@@ -100,6 +100,32 @@ extension PostgreSQLTests {
         func aDamagedRowIsRefusedWithTheRecordPathsError(_ damage: String) throws {
             let file = try EverythingStore()
             try file.database.connect().run(#"UPDATE "ZEVERYTHING" SET "# + damage + #" WHERE "Z_PK" = "# + String(file.ids[0].primaryKey ?? 0))
+            try expectTheRecordPathsRefusal(file)
+        }
+
+        /// Columns another writer gave another type, holding values the attribute's slot cannot
+        /// take: the binary values are decoded straight into the slots, with the record path's
+        /// checks (length, range, Boolean bytes).
+        static let retypings: [String] = [
+            #"ALTER TABLE "ZEVERYTHING" ALTER COLUMN "ZINT16" TYPE bigint; UPDATE "ZEVERYTHING" SET "ZINT16" = 70000"#,
+            #"ALTER TABLE "ZEVERYTHING" ALTER COLUMN "ZINT32" TYPE bigint; UPDATE "ZEVERYTHING" SET "ZINT32" = -3000000000"#,
+            #"ALTER TABLE "ZEVERYTHING" ALTER COLUMN "ZINT64" TYPE text USING 'x'"#,
+            #"ALTER TABLE "ZEVERYTHING" ALTER COLUMN "ZBOOLEAN" TYPE smallint USING 1"#,
+            #"ALTER TABLE "ZEVERYTHING" ALTER COLUMN "ZBOOLEAN" TYPE text USING 'y'"#,
+            #"ALTER TABLE "ZEVERYTHING" ALTER COLUMN "ZDOUBLE" TYPE smallint USING 2"#,
+            #"ALTER TABLE "ZEVERYTHING" ALTER COLUMN "ZDATE" TYPE text USING 'later'"#,
+        ]
+
+        @Test(arguments: retypings)
+        func aValueOfAnotherColumnTypeIsRefusedWithTheRecordPathsError(_ retyping: String) throws {
+            let file = try EverythingStore()
+            try file.database.connect().execute(retyping)
+            try expectTheRecordPathsRefusal(file)
+        }
+
+        /// The fault fired alone, the batch and the fetch refuse `file`'s first record with the
+        /// error the record path gives, word for word.
+        private func expectTheRecordPathsRefusal(_ file: EverythingStore) throws {
             let (context, store) = try file.open()
             let request = StoreFetchRequest(entity: file.entity, includesSubentities: true)
 
