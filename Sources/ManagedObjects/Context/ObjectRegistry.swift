@@ -9,7 +9,10 @@
 /// object is registered under its current ID: the context takes an object out before changing
 /// its ID and puts it back after.
 struct ObjectRegistry {
-    /// Power-of-two many slots (or none), at most three quarters used; linear probing.
+    /// At least `minimumCapacity` slots (or none), at most three quarters used; linear
+    /// probing. Any number of slots, not only powers of two: a fetch reserves exactly the room
+    /// its objects need (a million objects take 1.33 million slots, not 2.1 million), and a
+    /// slot is found from the ID's mixed number by a multiplication, not a mask.
     private var slots: ContiguousArray<Unmanaged<ManagedObject>?> = []
     /// The number of registered objects.
     private(set) var count = 0
@@ -20,22 +23,33 @@ struct ObjectRegistry {
 
     private static let minimumCapacity = 16
 
-    /// The slot where probing for `id` starts, in a table of `capacity` slots.
+    /// The number of slots.
+    var capacity: Int { slots.count }
+
+    /// The slot where probing for `id` starts, in a table of `capacity` slots: the high word
+    /// of the mixed number times the capacity, which spreads the mixed numbers evenly over
+    /// any number of slots.
     @inline(__always)
     private static func home(of id: ManagedObjectID, capacity: Int) -> Int {
         let mixed = (UInt64(bitPattern: id.key.number) ^ seed) &* 0x9E37_79B9_7F4A_7C15
-        return Int(truncatingIfNeeded: (mixed ^ (mixed >> 29)) & UInt64(capacity - 1))
+        return Int(truncatingIfNeeded: (mixed ^ (mixed >> 29)).multipliedFullWidth(by: UInt64(capacity)).high)
+    }
+
+    /// The slot after `position`, wrapping around.
+    @inline(__always)
+    private func next(after position: Int) -> Int {
+        let next = position + 1
+        return next == slots.count ? 0 : next
     }
 
     /// The slot holding the object registered under `id`, or nil.
     @inline(__always)
     private func slot(of id: ManagedObjectID) -> Int? {
         guard count > 0 else { return nil }
-        let mask = slots.count - 1
         var position = Self.home(of: id, capacity: slots.count)
         while let entry = slots[position] {
             if entry._withUnsafeGuaranteedRef({ $0.objectID == id }) { return position }
-            position = (position + 1) & mask
+            position = next(after: position)
         }
         return nil
     }
@@ -65,27 +79,42 @@ struct ObjectRegistry {
     /// checked): one probe for a free slot, without first looking for an entry to replace.
     mutating func insertNew(_ object: ManagedObject, id: ManagedObjectID) {
         if (count + 1) * 4 > slots.count * 3 { resize(to: Swift.max(Self.minimumCapacity, slots.count * 2)) }
-        let mask = slots.count - 1
         var position = Self.home(of: id, capacity: slots.count)
-        while slots[position] != nil { position = (position + 1) & mask }
+        while slots[position] != nil { position = next(after: position) }
         slots[position] = Unmanaged.passUnretained(object)
         count += 1
+    }
+
+    /// Registers `objects`, whose IDs no registered object has and which are all different
+    /// (the caller checked), growing the table once, to the room they need.
+    mutating func insertNew(_ objects: [Unmanaged<ManagedObject>]) {
+        guard !objects.isEmpty else { return }
+        reserveCapacity(count + objects.count)
+        for object in objects {
+            object._withUnsafeGuaranteedRef { insertNew($0, id: $0.objectID) }
+        }
+    }
+
+    /// How far `position` is past `start`, going forward and wrapping around.
+    @inline(__always)
+    private func distance(from start: Int, to position: Int) -> Int {
+        let distance = position - start
+        return distance >= 0 ? distance : distance + slots.count
     }
 
     /// Empties the slot at `position`, moving later entries of its probe run back so that
     /// every entry stays reachable from its home slot.
     private mutating func removeSlot(at position: Int) {
-        let mask = slots.count - 1
         var hole = position
-        var next = (position + 1) & mask
+        var next = next(after: position)
         while let entry = slots[next] {
             let home = entry._withUnsafeGuaranteedRef { Self.home(of: $0.objectID, capacity: slots.count) }
             // The entry may move into the hole when its home is not cyclically in (hole, next].
-            if (next - home) & mask >= (next - hole) & mask {
+            if distance(from: home, to: next) >= distance(from: hole, to: next) {
                 slots[hole] = entry
                 hole = next
             }
-            next = (next + 1) & mask
+            next = self.next(after: next)
         }
         slots[hole] = nil
         count -= 1
@@ -99,26 +128,25 @@ struct ObjectRegistry {
     private mutating func resize(to capacity: Int) {
         let old = slots
         slots = ContiguousArray(repeating: nil, count: capacity)
-        let mask = capacity - 1
         for case let entry? in old {
             var position = entry._withUnsafeGuaranteedRef { Self.home(of: $0.objectID, capacity: capacity) }
-            while slots[position] != nil { position = (position + 1) & mask }
+            while slots[position] != nil { position = next(after: position) }
             slots[position] = entry
         }
     }
 
-    /// The smallest power of two that holds `count` entries at most three quarters full.
-    private static func capacity(for count: Int) -> Int {
-        var capacity = minimumCapacity
-        while capacity / 4 * 3 < count { capacity *= 2 }
-        return capacity
+    /// The fewest slots that hold `count` entries at most three quarters full (at least the
+    /// minimum).
+    static func capacity(for count: Int) -> Int {
+        Swift.max(minimumCapacity, (count * 4 + 2) / 3)
     }
 
     /// Every registered object, retained for the caller.
     var values: [ManagedObject] { slots.compactMap { $0?.takeUnretainedValue() } }
 
-    /// Makes room for `capacity` objects in all, at least doubling the table when it grows
-    /// (so that reserving again and again for a few more stays amortized O(1)).
+    /// Makes room for `capacity` objects in all: the fewest slots that hold them three
+    /// quarters full, or twice the slots when that is more (so that reserving again and again
+    /// for a few more stays amortized O(1)).
     mutating func reserveCapacity(_ capacity: Int) {
         guard capacity * 4 > slots.count * 3 else { return }
         resize(to: Swift.max(Self.capacity(for: capacity), slots.count * 2))
@@ -143,7 +171,6 @@ struct ObjectRegistry {
     /// quarters, and every entry is reachable from its home slot with no empty slot between.
     func checkInvariants() -> Bool {
         guard !slots.isEmpty else { return count == 0 }
-        let mask = slots.count - 1
         var seen = 0
         for (position, entry) in slots.enumerated() {
             guard let entry else { continue }
@@ -151,7 +178,7 @@ struct ObjectRegistry {
             var probe = entry._withUnsafeGuaranteedRef { Self.home(of: $0.objectID, capacity: slots.count) }
             while probe != position {
                 if slots[probe] == nil { return false }
-                probe = (probe + 1) & mask
+                probe = next(after: probe)
             }
         }
         return seen == count && count * 4 <= slots.count * 3

@@ -76,4 +76,36 @@ import Testing
             #expect(stack.context.registeredObject(for: temporary) == nil)
         }
     }
+
+    @Test func objectsRegisteredTogetherFillTheFewestSlotsThatHoldThemThreeQuartersFull() throws {
+        let objects = try makeObjects(count: 1_000)
+        var registry = ObjectRegistry()
+        registry[objects[0].objectID] = objects[0]
+        registry.insertNew(objects.dropFirst().map { Unmanaged.passUnretained($0) })
+        #expect(registry.count == 1_000)
+        // 1,334 slots: not a power of two.
+        #expect(registry.capacity == 1_334)
+        #expect(registry.checkInvariants())
+        #expect(objects.allSatisfy { registry[$0.objectID] === $0 })
+        // One more grows the table (to twice its slots).
+        let extra = try makeObjects(count: 2_002).last.map { [$0] } ?? []
+        for object in extra { registry[object.objectID] = object }
+        #expect(registry.capacity == 2_668)
+        #expect(registry.checkInvariants())
+    }
+
+    @Test func removalsInATableOfAnySizeKeepEveryProbeRunReachable() throws {
+        // Removals across the end of the table, where probe runs wrap around to its start.
+        for count in [11, 100, 999] {
+            let objects = try makeObjects(count: count)
+            var registry = ObjectRegistry()
+            registry.insertNew(objects.map { Unmanaged.passUnretained($0) })
+            #expect(registry.capacity == ObjectRegistry.capacity(for: count))
+            for (index, object) in objects.enumerated() where index % 2 == 1 { registry.remove(object, id: object.objectID) }
+            #expect(registry.checkInvariants())
+            for (index, object) in objects.enumerated() {
+                #expect(registry[object.objectID] === (index % 2 == 0 ? object : nil))
+            }
+        }
+    }
 }
