@@ -6,11 +6,8 @@ import Testing
 /// Counts the live instances of the classes below (only this suite makes them).
 private let liveCycleNodes = Atomic<Int>(0)
 
-/// A node whose relationships make cycles: a group holding members that point back at it.
-final class CycleGroup: ModelObject {
-    @Relationship var members: [CycleMember] = []
-    @Attribute var title = ""
-
+/// A model object counted in `liveCycleNodes` from its initializer to its `deinit`.
+class CountedNode: ModelObject {
     required init(coder: Coder) throws {
         liveCycleNodes.add(1, ordering: .relaxed)
         // Fully initialized before it can throw: a failed object is deinitialized too.
@@ -25,23 +22,16 @@ final class CycleGroup: ModelObject {
     deinit { liveCycleNodes.subtract(1, ordering: .relaxed) }
 }
 
-final class CycleMember: ModelObject {
+/// A node whose relationships make cycles: a group holding members that point back at it.
+final class CycleGroup: CountedNode {
+    @Relationship var members: [CycleMember] = []
+    @Attribute var title = ""
+}
+
+final class CycleMember: CountedNode {
     @Relationship var group: CycleGroup?
     @Relationship var friends: Set<CycleMember> = []
     @Attribute var name = ""
-
-    required init(coder: Coder) throws {
-        liveCycleNodes.add(1, ordering: .relaxed)
-        // Fully initialized before it can throw: a failed object is deinitialized too.
-        try super.init(coder: coder)
-    }
-
-    required init() {
-        liveCycleNodes.add(1, ordering: .relaxed)
-        super.init()
-    }
-
-    deinit { liveCycleNodes.subtract(1, ordering: .relaxed) }
 }
 
 /// A decode that fails part-way through a graph with cycles frees every object it made (the
