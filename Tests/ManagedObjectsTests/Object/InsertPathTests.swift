@@ -35,18 +35,6 @@ final class ScoreSpoilingThing: ManagedObject {
         return context
     }
 
-    private func failures(saving context: ManagedObjectContext) -> [(code: Int, key: String?)] {
-        do {
-            try context.save()
-            return []
-        } catch let error as ValidationError {
-            let failures = error.code == .multipleErrors ? error.failures : [error]
-            return failures.map { ($0.code.rawValue, $0.key) }.sorted { ($0.key ?? "") < ($1.key ?? "") }
-        } catch {
-            return [(-1, nil)]
-        }
-    }
-
     // MARK: - Properties by name
 
     @Test func propertiesFoundByNameInAnyOrderAreTheModelsOwn() throws {
@@ -109,7 +97,7 @@ final class ScoreSpoilingThing: ManagedObject {
         let thing = try context.insertNewObject(forEntityName: "Thing")
         try thing.setValue("ok", forKey: "name")
         #expect(try thing.value(forKey: "score") == nil)
-        let failures = failures(saving: context)
+        let failures = validationFailures(saving: context)
         #expect(failures.map(\.code) == [1620])
         #expect(failures.map(\.key) == ["score"])
     }
@@ -122,7 +110,7 @@ final class ScoreSpoilingThing: ManagedObject {
         try bad.setValue(nil, forKey: "name")
         try bad.setValue(Int64(11), forKey: "count")
         try bad.setValue(-0.5, forKey: "score")
-        let failures = failures(saving: context)
+        let failures = validationFailures(saving: context)
         #expect(failures.map(\.code) == [1610, 1570, 1620])
         #expect(failures.map(\.key) == ["count", "name", "score"])
         context.delete(bad)
@@ -159,7 +147,7 @@ final class ScoreSpoilingThing: ManagedObject {
         try coordinator.addPersistentStore(type: .inMemory)
         let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
         let wide = try context.insertNewObject(forEntityName: "Wide")
-        let failures = failures(saving: context)
+        let failures = validationFailures(saving: context)
         #expect(failures.map(\.code) == [1570])
         #expect(failures.map(\.key) == ["p68"])
         try wide.setValue("set", forKey: "p68")

@@ -66,18 +66,6 @@ class ManagedObjectSubclassBase: ManagedObject {
         return thing
     }
 
-    private func failures(saving context: ManagedObjectContext) -> [(code: Int, key: String?)] {
-        do {
-            try context.save()
-            return []
-        } catch let error as ValidationError {
-            let failures = error.code == .multipleErrors ? error.failures : [error]
-            return failures.map { ($0.code.rawValue, $0.key) }.sorted { ($0.key ?? "") < ($1.key ?? "") }
-        } catch {
-            return [(-1, nil)]
-        }
-    }
-
     @Test func overridesOfValidateValueAreFoundFromTheClassesMethodTables() {
         #expect(ValidateValueOverrides.entryOffset != nil)
         #expect(!ValidateValueOverrides.overridesValidateValue(ManagedObject.self))
@@ -98,7 +86,7 @@ class ManagedObjectSubclassBase: ManagedObject {
     @Test func anOverriddenValidateValueRefusesAValueTheModelAccepts() throws {
         let context = try context(for: ValidateValueRecordingThing.self)
         _ = try thing(in: context, name: "refused")
-        let failures = failures(saving: context)
+        let failures = validationFailures(saving: context)
         #expect(failures.map { $0.code } == [1024])
         #expect(failures.map { $0.key } == ["name"])
     }
@@ -106,7 +94,7 @@ class ManagedObjectSubclassBase: ManagedObject {
     @Test func aKeysValidatorRunsOnSaveForAValueTheModelAccepts() throws {
         let context = try context(for: CountValidatingThing.self)
         _ = try thing(in: context, count: 3)
-        let failures = failures(saving: context)
+        let failures = validationFailures(saving: context)
         #expect(failures.map { $0.code } == [1024])
         #expect(failures.map { $0.key } == ["count"])
         let even = try thing(in: context, count: 4)
@@ -120,11 +108,11 @@ class ManagedObjectSubclassBase: ManagedObject {
         let thing = try thing(in: context, count: 11)
         try thing.setValue(-1.0, forKey: "score")
         try thing.setValue(nil, forKey: "owner")
-        let failures = failures(saving: context)
+        let failures = validationFailures(saving: context)
         #expect(failures.map { $0.code } == [1610, 1570, 1620])
         #expect(failures.map { $0.key } == ["count", "owner", "score"])
         try thing.setValue(-1, forKey: "count")
-        #expect(self.failures(saving: context).first?.code == 1620)
+        #expect(validationFailures(saving: context).first?.code == 1620)
     }
 
     @Test func valuesTheCompiledChecksPassAreSaved() throws {

@@ -195,3 +195,17 @@ final class NotificationRecorder: @unchecked Sendable {
         notifications[index].userInfo?[key] as? Set<ManagedObject> ?? []
     }
 }
+
+/// The validation failures a save of `context` throws, as (code, key) sorted by key: empty when
+/// the save succeeds, `[(-1, nil)]` when it throws something other than a `ValidationError`.
+func validationFailures(saving context: ManagedObjectContext) -> [(code: Int, key: String?)] {
+    do {
+        try context.save()
+        return []
+    } catch let error as ValidationError {
+        let failures = error.code == .multipleErrors ? error.failures : [error]
+        return failures.map { ($0.code.rawValue, $0.key) }.sorted { ($0.key ?? "") < ($1.key ?? "") }
+    } catch {
+        return [(-1, nil)]
+    }
+}
