@@ -95,6 +95,39 @@ import Testing
         #expect(log.changeSets.count == count)
     }
 
+    /// The refill fetch meets a row it cannot read (another writer put text in a number
+    /// column): tracking fails with the store's error, the results are dropped, and a fetch
+    /// once the row is repaired shows the window again.
+    @Test func aRefillFetchThatFailsFailsTrackingWithTheStoresError() throws {
+        try TestStore.$kind.withValue(.sqlite) {
+            let stack = try ManagedTestStack()
+            let employees = (0..<6).map { stack.employee("N\($0)", "Smith") }
+            try stack.context.save()
+            let window = try controller(stack, limit: 2, offset: 1)
+            #expect(window.fetchedObjects == [employees[1], employees[2]])
+            let url = try #require(stack.sqliteStore?.url)
+            let connection = try SQLiteConnection(path: url.path, create: false)
+            try connection.execute("UPDATE ZEMPLOYEE SET ZSALARY = 'lots' WHERE ZFIRSTNAME = 'N3'")
+            let log = DelegateLog()
+            window.delegate = log
+            // N3 must come from the store to refill the window: its row cannot be read.
+            stack.context.delete(employees[1])
+            stack.context.processPendingChanges()
+            #expect(log.lines == ["failed trackingFailed"])
+            let failure = try #require(log.failures.first)
+            #expect(failure.code == .trackingFailed)
+            #expect((failure.underlyingError as? PersistenceError)?.code == .operationFailed)
+            #expect(window.fetchedObjects == nil)
+            // Nothing more is reported until the next fetch.
+            employees[2].salary = 5
+            stack.context.processPendingChanges()
+            #expect(log.lines.count == 1)
+            try connection.execute("UPDATE ZEMPLOYEE SET ZSALARY = 100 WHERE ZFIRSTNAME = 'N3'")
+            try window.performFetch()
+            #expect(window.fetchedObjects?.map(\.firstName) == ["N2", "N3"])
+        }
+    }
+
     @Test func anUpdatedObjectThatSortsPastTheFollowedRowsLeavesTheWindowForTheNextOne() throws {
         let stack = try ManagedTestStack()
         let employees = (0..<5).map { stack.employee("N\($0)", "Smith") }
