@@ -32,60 +32,23 @@ extension PostgreSQLTests {
         }
 
         @Test func deleteRules() throws {
-            try overPostgreSQL {
-                let tests = ContextDeleteRuleTests()
-                try tests.nullifyRemovesTheDeletedObjectFromItsRelatedObjects()
-                try tests.cascadeDeletesThroughChains()
-                try tests.denyLeavesBothObjectsUntilTheRelatedObjectsAreGone()
-                try tests.noActionLeavesTheRelatedObjectsPointingAtTheDeletedOne()
-            }
+            try overPostgreSQL { try StoreContractScenarios.deleteRules() }
         }
 
         @Test func mergePolicies() throws {
-            try overPostgreSQL {
-                let tests = MergePolicyTests()
-                try tests.errorPolicyReportsTheConflictsAndWritesNothing()
-                try tests.storeTrumpKeepsTheirChangesAndSavesOurOthers()
-                try tests.objectTrumpKeepsOurChangesAndTakesTheirOthers()
-                try tests.overwriteWritesOurObjectWhole()
-                try tests.rollbackDropsOurChangesForTheObjectsInConflict()
-                try tests.mergeChangesFromContextDidSaveBringsTheOtherContextsSavedValues()
-            }
+            try overPostgreSQL { try StoreContractScenarios.mergePolicies() }
         }
 
         @Test func errorPaths() throws {
-            try overPostgreSQL {
-                let tests = ContextErrorPathTests()
-                try tests.aRelationshipToAnObjectThatIsNotSavedFailsTheSave()
-                try tests.mergeConflictOnADeleteOfARecordChangedElsewhere()
-                try tests.uriOfATemporaryIDReadsBackInTheSameProcess()
-            }
+            try overPostgreSQL { try StoreContractScenarios.errorPaths() }
         }
 
         @Test func lifecycle() throws {
-            try overPostgreSQL {
-                let tests = ContextLifecycleTests()
-                try tests.willSaveAndDidSaveRunForEveryChangedObjectInOrder()
-                try tests.changesMadeInWillSaveAreSaved()
-                try tests.refreshWithoutMergeTurnsIntoAFaultAndDropsChanges()
-                try tests.refreshWithMergeKeepsUnsavedChangesOverFreshValues()
-                try tests.insertThenDeleteBeforeSavingLeavesNothingBehind()
-                try tests.rollbackDiscardsInsertsDeletesAndUpdates()
-                try tests.resetForgetsEverything()
-                try tests.uniquingGivesOneObjectPerRecordPerContext()
-                try tests.awakeFromFetchChangesAreNotRecorded()
-            }
+            try overPostgreSQL { try StoreContractScenarios.lifecycle() }
         }
 
         @Test func notificationsAndUndo() throws {
-            try overPostgreSQL {
-                try ContextNotificationTests().saveNotificationsCarryObjectsAndIDs()
-                try ContextNotificationTests().aFailedSavePostsNoDidSave()
-                let undo = ContextUndoTests()
-                try undo.undoRestoresRelationshipChangesWithTheirInverses()
-                try undo.undoADeleteRestoresTheObjectAndNullifiedRelationships()
-                try undo.undoACascadeDelete()
-            }
+            try overPostgreSQL { try StoreContractScenarios.notificationsAndUndo() }
         }
     }
 

@@ -17,25 +17,11 @@ import Testing
     }
 
     @Test func deleteRules() throws {
-        try overSQLite {
-            let tests = ContextDeleteRuleTests()
-            try tests.nullifyRemovesTheDeletedObjectFromItsRelatedObjects()
-            try tests.cascadeDeletesThroughChains()
-            try tests.denyLeavesBothObjectsUntilTheRelatedObjectsAreGone()
-            try tests.noActionLeavesTheRelatedObjectsPointingAtTheDeletedOne()
-        }
+        try overSQLite { try StoreContractScenarios.deleteRules() }
     }
 
     @Test func mergePolicies() throws {
-        try overSQLite {
-            let tests = MergePolicyTests()
-            try tests.errorPolicyReportsTheConflictsAndWritesNothing()
-            try tests.storeTrumpKeepsTheirChangesAndSavesOurOthers()
-            try tests.objectTrumpKeepsOurChangesAndTakesTheirOthers()
-            try tests.overwriteWritesOurObjectWhole()
-            try tests.rollbackDropsOurChangesForTheObjectsInConflict()
-            try tests.mergeChangesFromContextDidSaveBringsTheOtherContextsSavedValues()
-        }
+        try overSQLite { try StoreContractScenarios.mergePolicies() }
     }
 
     @Test func aBackgroundContextSavesThroughTheSameStore() async throws {
@@ -45,38 +31,15 @@ import Testing
     }
 
     @Test func errorPaths() throws {
-        try overSQLite {
-            let tests = ContextErrorPathTests()
-            try tests.aRelationshipToAnObjectThatIsNotSavedFailsTheSave()
-            try tests.mergeConflictOnADeleteOfARecordChangedElsewhere()
-            try tests.uriOfATemporaryIDReadsBackInTheSameProcess()
-        }
+        try overSQLite { try StoreContractScenarios.errorPaths() }
     }
 
     @Test func lifecycle() throws {
-        try overSQLite {
-            let tests = ContextLifecycleTests()
-            try tests.willSaveAndDidSaveRunForEveryChangedObjectInOrder()
-            try tests.changesMadeInWillSaveAreSaved()
-            try tests.refreshWithoutMergeTurnsIntoAFaultAndDropsChanges()
-            try tests.refreshWithMergeKeepsUnsavedChangesOverFreshValues()
-            try tests.insertThenDeleteBeforeSavingLeavesNothingBehind()
-            try tests.rollbackDiscardsInsertsDeletesAndUpdates()
-            try tests.resetForgetsEverything()
-            try tests.uniquingGivesOneObjectPerRecordPerContext()
-            try tests.awakeFromFetchChangesAreNotRecorded()
-        }
+        try overSQLite { try StoreContractScenarios.lifecycle() }
     }
 
     @Test func notificationsAndUndo() throws {
-        try overSQLite {
-            try ContextNotificationTests().saveNotificationsCarryObjectsAndIDs()
-            try ContextNotificationTests().aFailedSavePostsNoDidSave()
-            let undo = ContextUndoTests()
-            try undo.undoRestoresRelationshipChangesWithTheirInverses()
-            try undo.undoADeleteRestoresTheObjectAndNullifiedRelationships()
-            try undo.undoACascadeDelete()
-        }
+        try overSQLite { try StoreContractScenarios.notificationsAndUndo() }
     }
 
     @Test func aFaultWhoseRowWasDeletedThrowsObjectNotFound() throws {
