@@ -10,6 +10,16 @@ import Testing
     /// Nodes saved to a SQLite store, in a ring (`next`) when `linked`; a new context on the
     /// same file.
     private func ring(of count: Int, linked: Bool = true, in directory: TemporaryDirectory) throws -> ManagedObjectContext {
+        try Self.ring(of: count, linked: linked) { coordinator in
+            try coordinator.addPersistentStore(type: .sqlite, at: directory.file())
+        }
+    }
+
+    /// Nodes saved to the store `addStore` adds, in a ring (`next`) when `linked`; a new
+    /// context of the same coordinator.
+    static func ring(
+        of count: Int, linked: Bool = true, addStore: (PersistentStoreCoordinator) throws -> Void
+    ) throws -> ManagedObjectContext {
         let model = try ManagedObjectModel {
             Entity("Node") {
                 Property("name", .string)
@@ -18,7 +28,7 @@ import Testing
             }
         }
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(type: .sqlite, at: directory.file())
+        try addStore(coordinator)
         let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
         let entity = try #require(model.entity(named: "Node"))
         let nodes = (0 ..< count).map { index in
@@ -33,10 +43,15 @@ import Testing
         return ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
     }
 
-    private func fetchAll(_ context: ManagedObjectContext, asFaults: Bool = true) throws -> [ManagedObject] {
+    /// Every node, by name, as faults or loaded.
+    static func fetchAll(_ context: ManagedObjectContext, asFaults: Bool = true) throws -> [ManagedObject] {
         var request = FetchRequest<ManagedObject>(entityName: "Node", sortDescriptors: [KeyPathSortDescriptor(key: "name")])
         request.returnsObjectsAsFaults = asFaults
         return try context.fetch(request)
+    }
+
+    private func fetchAll(_ context: ManagedObjectContext, asFaults: Bool = true) throws -> [ManagedObject] {
+        try Self.fetchAll(context, asFaults: asFaults)
     }
 
     @Test func rowsRelatedToRowsOfTheSameFetchShareOneObjectPerRecord() throws {

@@ -788,7 +788,7 @@ struct ColumnReads {
         /// `Unmanaged`, not `unowned(unsafe) let destination: EntityDescription?`: with such a
         /// field, Swift 6.3.1 gets the struct's spare bits wrong in unoptimized generic code,
         /// so that an array's iterator never returns nil (a debug build's decoding of a row
-        /// looped on its last column forever; `ColumnReadsTests` pins the walk).
+        /// looped on its last column forever; `FetchRegistrationTests` pins the walk).
         let destination: Unmanaged<EntityDescription>?
     }
 
