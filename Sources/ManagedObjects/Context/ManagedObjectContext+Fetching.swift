@@ -231,11 +231,19 @@ extension ManagedObjectContext {
         let mayRepeat = persistentStoreCoordinator.persistentStores.count > 1
         if chain.parentStore == nil, persistentStoreCoordinator.persistentStores.count == 1,
            let store = TypedRowStore(persistentStoreCoordinator.persistentStores.first) {
-            // One store that decodes its rows into the objects' storage: each row's object is
-            // registered as it is read. Objects are fired once the store is done (firing runs
-            // `awakeFromFetch`, which may read the store).
+            // One store that decodes its rows into the objects' storage: the rows' new objects
+            // are registered together once they are read (even when reading fails part way).
+            // Objects are fired once the store is done (firing runs `awakeFromFetch`, which may
+            // read the store).
             var sink = FetchRowSink(context: self, read: read, loaded: !request.returnsObjectsAsFaults)
-            let applied = try store.readFetchRows(storeRequest, into: &sink)
+            let applied: (appliedPredicate: Bool, appliedSortAndLimit: Bool)
+            do {
+                applied = try store.readFetchRows(storeRequest, into: &sink)
+                sink.registerNewObjects()
+            } catch {
+                sink.registerNewObjects()
+                throw error
+            }
             appliedPredicate = appliedPredicate && applied.appliedPredicate
             appliedOrder = appliedOrder && applied.appliedSortAndLimit
             objects = sink.objects

@@ -15,6 +15,17 @@ extension ManagedObjectContext {
         return store
     }
 
+    /// A new fault of this context for `objectID`, not registered yet: the caller registers
+    /// it (see `makeFault(for:)`, and a fetch's sink, which registers its new objects together).
+    func makeUnregisteredFault(for objectID: ManagedObjectID) -> ManagedObject {
+        let object = objectID.entity.managedObjectClass.init(entity: objectID.entity, insertInto: nil)
+        object.values = PropertyValues()
+        object.flags = [.fault]
+        object.objectID = objectID
+        object.context = self
+        return object
+    }
+
     /// Gives the fault `object` the row `values` of version `version`, read at `read`, for
     /// firing to adopt.
     func setFetchedRow(_ values: PropertyValues, version: Int64, read: RowRead, of object: ManagedObject) {
@@ -268,10 +279,16 @@ struct FaultBatchRowSink: AdoptingRowSink {
     }
 }
 
-/// The sink of a fetch: each row's object registered in one pass, in the order of the rows.
-/// A registered fault takes the fresher row, a loaded object keeps its values (and any
-/// changes); a new object is a fault holding its row (see `FetchedRowAdoption`), to be fired
-/// (`toFire`) when the request wants loaded objects.
+/// The sink of a fetch: each row's object, in the order of the rows. A registered fault takes
+/// the fresher row, a loaded object keeps its values (and any changes); a new object is a
+/// fault holding its row (see `FetchedRowAdoption`), to be fired (`toFire`) when the request
+/// wants loaded objects.
+///
+/// New objects are registered together (`registerNewObjects()`), once the rows are read: the
+/// registry grows once, to the room they need, instead of doubling as they come. A fetch
+/// reads each record once, so no row needs an object made earlier in the same fetch, but a
+/// to-one relationship may: the new objects are registered before a related object is
+/// looked up that the registry does not hold.
 struct FetchRowSink: AdoptingRowSink {
     /// Whether the request wants loaded objects.
     let loaded: Bool
@@ -279,6 +296,8 @@ struct FetchRowSink: AdoptingRowSink {
     var objects: [ManagedObject] = []
     /// The new objects to fire once the store is done.
     var toFire: [ManagedObject] = []
+    /// The new objects not registered yet (`objects` holds them).
+    private var unregistered: [Unmanaged<ManagedObject>] = []
     var adoption: FetchedRowAdoption
 
     init(context: ManagedObjectContext, read: RowRead, loaded: Bool) {
@@ -293,10 +312,37 @@ struct FetchRowSink: AdoptingRowSink {
             guard object.isFault else { return adoption.skip() }
             adoption.adopt(values, of: id, version: version, by: object)
         } else {
-            let object = context.makeFault(for: id)
+            let object = context.makeUnregisteredFault(for: id)
             objects.append(object)
+            unregistered.append(Unmanaged.passUnretained(object))
             if loaded { toFire.append(object) }
             adoption.adopt(values, of: id, version: version, by: object)
         }
+    }
+
+    mutating func relatedObject(for id: ManagedObjectID) -> ManagedObject {
+        let context = adoption.context
+        if let object = context.registered[id] { return object }
+        // It may be one of the new objects: registered first, so that it is found.
+        registerNewObjects()
+        return context.object(with: id)
+    }
+
+    mutating func storeConverted(
+        _ value: StoreValue, for property: PropertyDescription, kind: PropertySlotKind, into values: inout PropertyValues,
+        of id: ManagedObjectID
+    ) {
+        // A to-one's object is looked up in the registry.
+        if case .toOne = value { registerNewObjects() }
+        adoption.storeConverted(value, for: property, kind: kind, into: &values, of: id)
+    }
+
+    /// Registers the new objects made so far, growing the registry once for all of them.
+    /// Call it once the rows are read, before the objects are used.
+    mutating func registerNewObjects() {
+        guard !unregistered.isEmpty else { return }
+        // `objects` holds every one of them: none goes away before it is registered.
+        adoption.context.registered.insertNew(unregistered)
+        unregistered.removeAll(keepingCapacity: true)
     }
 }

@@ -270,11 +270,7 @@ public final class ManagedObjectContext {
 
     /// Registers a new fault for `objectID`, which no registered object has.
     func makeFault(for objectID: ManagedObjectID) -> ManagedObject {
-        let object = objectID.entity.managedObjectClass.init(entity: objectID.entity, insertInto: nil)
-        object.values = PropertyValues()
-        object.flags = [.fault]
-        object.objectID = objectID
-        object.context = self
+        let object = makeUnregisteredFault(for: objectID)
         registered.insertNew(object, id: objectID)
         return object
     }

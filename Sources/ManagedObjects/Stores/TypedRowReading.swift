@@ -38,7 +38,7 @@ package protocol TypedRowReading: PersistentStore {
 /// Where a ``TypedRowReading`` store delivers decoded rows: the context that registers them.
 package protocol TypedRowSink {
     /// The object a to-one relationship holds for `id`: the registered one, or a new fault.
-    func relatedObject(for id: ManagedObjectID) -> ManagedObject
+    mutating func relatedObject(for id: ManagedObjectID) -> ManagedObject
 
     /// Stores `value` for `property` in `values` when its slot (of `kind`) does not take it as
     /// it is: a conversion, a value transformer, an `Any` slot.

@@ -162,7 +162,8 @@ extension SQLiteStore {
         // Its own statement (not the connection's shared one, which others reset). The row's
         // entity is compared in place rather than in SQL, which would read `Z_ENT` twice.
         let statement = try connection.prepare("SELECT \(select.sql) FROM \(table) WHERE \(table).\"Z_PK\" = ?")
-        return FaultRowReader(entity: entity, storeEntity: storeEntity, table: table, reads: mapping.reads, statement: statement)
+        return FaultRowReader(
+            entity: entity, storeEntity: storeEntity, table: table, reads: ColumnReads(mapping.reads), statement: statement)
     }
 
     /// The IDs `relationship` of the record of `objectID` relates it to, in one statement (none
@@ -493,11 +494,10 @@ extension SQLiteStore {
     /// The entities met while decoding rows, with the last one at hand (rows of one entity
     /// usually follow each other), so that most rows cost no dictionary lookup and no string.
     struct EntityLookup {
-        var all: [String: (EntityDescription, SQLSchema.EntityMapping)] = [:]
+        var all: [String: (entity: EntityDescription, reads: ColumnReads)] = [:]
         /// The last row's entity, its name's bytes (compared with the row's `Z_ENT` in place)
-        /// and how its rows read (not the whole mapping, whose copy would cost a retain and
-        /// release of each of its arrays per row).
-        var last: (name: String, utf8: [UInt8], entity: EntityDescription, reads: [SQLSchema.Read])?
+        /// and how its rows read.
+        var last: (name: String, utf8: [UInt8], entity: EntityDescription, reads: ColumnReads)?
     }
 
     /// One row as a record (to-many relationships still empty).
@@ -510,14 +510,14 @@ extension SQLiteStore {
     ///
     /// - Throws: ``PersistenceError/Code/operationFailed`` for a damaged key, an entity the
     ///   model does not have, or one whose records are in another table.
-    func rowEntity(_ row: SQLiteStatement, table: String, kinds: inout EntityLookup) throws -> (EntityDescription, [SQLSchema.Read]) {
+    func rowEntity(_ row: SQLiteStatement, table: String, kinds: inout EntityLookup) throws -> (EntityDescription, ColumnReads) {
         if let last = kinds.last, row.textEquals(last.utf8, at: 1) { return (last.entity, last.reads) }
-        let entity: EntityDescription, reads: [SQLSchema.Read]
+        let entity: EntityDescription, reads: ColumnReads
         // The key first: a row whose key is damaged is refused for that, whatever it names.
         guard let key = row.key(at: 0) else { throw badKey(row, table: table) }
         let name = row.text(at: 1)
         if !kinds.all.isEmpty, let known = kinds.all[name] {
-            (entity, reads) = (known.0, known.1.reads)
+            (entity, reads) = known
         } else {
             guard let found = model.entity(named: name), let foundMapping = schema.entities[name] else {
                 throw PersistenceError(
@@ -529,13 +529,11 @@ extension SQLiteStore {
                     .operationFailed, message: "the record \(key) in \(table) names the entity \(name), whose records are in \(foundMapping.table)",
                     sql: row.sql)
             }
-            (entity, reads) = (found, foundMapping.reads)
+            (entity, reads) = (found, ColumnReads(foundMapping.reads))
             // Rows of one entity (most fetches) need only `last`: the table of entities is
             // kept once a second one appears.
-            if let last = kinds.last, kinds.all.isEmpty, let lastMapping = schema.entities[last.name] {
-                kinds.all[last.name] = (last.entity, lastMapping)
-            }
-            if kinds.last != nil { kinds.all[name] = (found, foundMapping) }
+            if let last = kinds.last, kinds.all.isEmpty { kinds.all[last.name] = (last.entity, last.reads) }
+            if kinds.last != nil { kinds.all[name] = (found, reads) }
         }
         kinds.last = (name, Array(name.utf8), entity, reads)
         return (entity, reads)
@@ -543,7 +541,7 @@ extension SQLiteStore {
 
     /// One row of a record of `entity`, whose columns read as `reads`, as a record (to-many
     /// relationships still empty).
-    func decodeRow(_ row: SQLiteStatement, entity: EntityDescription, reads: [SQLSchema.Read], table: String) throws -> StoreRecord {
+    func decodeRow(_ row: SQLiteStatement, entity: EntityDescription, reads: ColumnReads, table: String) throws -> StoreRecord {
         var values = RecordRowValues(count: entity.properties.count)
         let (key, version) = try decodeRow(row, entity: entity, reads: reads, table: table, into: &values)
         return StoreRecord(objectID: objectID(entity, key), version: version, values: values.values)
@@ -558,7 +556,7 @@ extension SQLiteStore {
     ///   in a required attribute, a value of another type or range than its attribute's, or a
     ///   to-one relationship's column that holds no key of its destination.
     func decodeRow<Values: DecodedRowValues>(
-        _ row: SQLiteStatement, entity: EntityDescription, reads: [SQLSchema.Read], table: String, into values: inout Values
+        _ row: SQLiteStatement, entity: EntityDescription, reads: ColumnReads, table: String, into values: inout Values
     ) throws -> (key: Int64, version: Int64) {
         guard let key = row.key(at: 0) else { throw badKey(row, table: table) }
         let versionColumn = row.column(at: 2)
@@ -574,32 +572,33 @@ extension SQLiteStore {
         // Values going straight into an object's slots skip the `StoreValue` where the slot
         // takes the decoded value as it is.
         let target = values.slotTarget
-        for read in reads {
-            switch read {
-            case .attribute(let index, let position, let decoding, let isRequired):
+        for read in reads.reads {
+            let index = read.index, position = read.position
+            switch read.kind {
+            case .attribute:
                 let column = row.column(at: position)
                 let storage = column.storageClass
                 if storage == .null {
-                    if isRequired { throw refusal(row, at: position, entity: entity, index: index, key: key, table: table) }
+                    if read.isRequired { throw refusal(row, at: position, entity: entity, index: index, key: key, table: table) }
                     continue
                 }
                 if let target {
-                    switch Self.decode(column, storage, as: decoding, into: target.slots[index], of: target.base) {
+                    switch Self.decode(column, storage, as: read.decoding, into: target.slots[index], of: target.base) {
                     case .stored: continue
                     case .refused: throw refusal(row, at: position, entity: entity, index: index, key: key, table: table)
                     case .notHandled: break
                     }
                 }
-                guard let value = decode(row, at: position, storage, as: decoding) else {
+                guard let value = decode(row, at: position, storage, as: read.decoding) else {
                     throw refusal(row, at: position, entity: entity, index: index, key: key, table: table)
                 }
                 values.attribute(value, at: index)
-            case .toOne(let index, let position, let entityPosition, let destination):
+            case .toOne:
                 let column = row.column(at: position)
-                guard column.storageClass != .null else { continue }
+                guard column.storageClass != .null, let destination = read.destination?.takeUnretainedValue() else { continue }
                 let target: EntityDescription
-                if let entityPosition, !row.isNull(at: entityPosition) {
-                    let targetName = row.text(at: entityPosition)
+                if read.entityPosition >= 0, !row.isNull(at: read.entityPosition) {
+                    let targetName = row.text(at: read.entityPosition)
                     guard let named = model.entity(named: targetName), named.isKindOf(entity: destination) else {
                         throw PersistenceError(
                             .operationFailed,
@@ -620,7 +619,7 @@ extension SQLiteStore {
                         objectID: objectID(entity, key), sql: row.sql)
                 }
                 values.toOne(objectID(target, targetKey), at: index)
-            case .toMany(let index):
+            case .toMany:
                 values.toMany(at: index)
             }
         }
@@ -762,5 +761,52 @@ extension SQLiteStore {
         case .uuid: "a 16-byte UUID"
         default: "a value of type \(type)"
         }
+    }
+}
+
+/// How the columns of an entity's rows read (`SQLSchema.Read`), flattened into plain structs
+/// that hold no reference the array's walk would retain and release: decoding a row walks it
+/// once per row.
+struct ColumnReads {
+    /// One column's read.
+    struct Read {
+        enum Kind: UInt8 { case attribute, toOne, toMany }
+        let kind: Kind
+        /// Whether NULL is refused (an attribute that is not optional).
+        let isRequired: Bool
+        /// The property's index.
+        let index: Int
+        /// The column's position in the row; unused for a to-many relationship.
+        let position: Int32
+        /// The position of the column naming a to-one's destination entity; -1 for none.
+        let entityPosition: Int32
+        /// How an attribute's column reads.
+        let decoding: SQLSchema.Decoding
+        /// A to-one's destination entity, unretained. SAFETY: the store's model holds its
+        /// entities for the store's life, and reads are used only while the store reads.
+        ///
+        /// `Unmanaged`, not `unowned(unsafe) let destination: EntityDescription?`: with such a
+        /// field, Swift 6.3.1 gets the struct's spare bits wrong in unoptimized generic code,
+        /// so that an array's iterator never returns nil (a debug build's decoding of a row
+        /// looped on its last column forever; `FetchRegistrationTests` pins the walk).
+        let destination: Unmanaged<EntityDescription>?
+    }
+
+    /// The reads, in the order of the entity's mapping.
+    let reads: ContiguousArray<Read>
+
+    init(_ reads: [SQLSchema.Read]) {
+        self.reads = ContiguousArray(reads.map { read in
+            switch read {
+            case .attribute(let index, let position, let decoding, let isRequired):
+                Read(kind: .attribute, isRequired: isRequired, index: index, position: position, entityPosition: -1, decoding: decoding, destination: nil)
+            case .toOne(let index, let position, let entityPosition, let destination):
+                Read(
+                    kind: .toOne, isRequired: false, index: index, position: position, entityPosition: entityPosition ?? -1, decoding: .none,
+                    destination: Unmanaged.passUnretained(destination))
+            case .toMany(let index):
+                Read(kind: .toMany, isRequired: false, index: index, position: -1, entityPosition: -1, decoding: .none, destination: nil)
+            }
+        })
     }
 }
