@@ -98,16 +98,15 @@ import Testing
         let context = try ring(of: 1, linked: false, in: directory)
         let store = try #require(context.persistentStoreCoordinator.persistentStores.first as? SQLiteStore)
         let mapping = try #require(store.schema.entities["Node"])
-        let reads = ColumnReads(mapping.reads)
-        #expect(reads.reads.count == mapping.reads.count)
+        let reads = mapping.reads
         var walked = 0
-        for read in reads.reads {
+        for read in reads {
             walked += 1
             if walked > mapping.reads.count { break }
-            if read.kind == .toOne { #expect(read.destination?.takeUnretainedValue().name == "Node") }
+            if read.kind == .toOne { #expect(read.destination?.name == "Node") }
         }
         #expect(walked == mapping.reads.count)
-        #expect(reads.reads.filter { $0.kind == .toOne }.count == 2)
+        #expect(reads.filter { $0.kind == .toOne }.count == 2)
     }
 
     @Test func loadedObjectsRelatedToRowsOfTheSameFetchAreFiredOnceRegistered() throws {

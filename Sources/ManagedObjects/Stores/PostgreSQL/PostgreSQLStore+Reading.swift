@@ -371,8 +371,9 @@ extension PostgreSQLStore {
             // takes the decoded value as it is (binary results: what every store read asks for).
             let target = result.format == .binary ? values.slotTarget : nil
             for read in row.reads {
-                switch read {
-                case .attribute(let property, let position, let decoding, let isRequired):
+                let property = read.index, position = read.position, decoding = read.decoding
+                switch read.kind {
+                case .attribute:
                     if let target, decoding.hasColumn {
                         let outcome = result.withBytes(index, position) { bytes in
                             bytes.map { PostgreSQLStore.decode(binary: $0, as: decoding, into: target.slots[property], of: target.base) }
@@ -382,7 +383,7 @@ extension PostgreSQLStore {
                         case .refused?: throw store.refusal(result, index, position, objectID: objectID, index: property, table: table)
                         case nil:
                             // NULL.
-                            if isRequired { throw store.refusal(result, index, position, objectID: objectID, index: property, table: table) }
+                            if read.isRequired { throw store.refusal(result, index, position, objectID: objectID, index: property, table: table) }
                             continue
                         case .notHandled?: break
                         }
@@ -392,19 +393,20 @@ extension PostgreSQLStore {
                     if let value = PostgreSQLStore.decode(result, index, position, as: decoding) {
                         if case .null = value {
                             // A type the store keeps no column for.
-                            if isRequired && result.isNull(index, position) {
+                            if read.isRequired && result.isNull(index, position) {
                                 throw store.refusal(result, index, position, objectID: objectID, index: property, table: table)
                             }
                             continue
                         }
                         values.attribute(value, at: property)
-                    } else if !result.isNull(index, position) || isRequired {
+                    } else if !result.isNull(index, position) || read.isRequired {
                         throw store.refusal(result, index, position, objectID: objectID, index: property, table: table)
                     }
-                case .toOne(let property, let position, let entityPosition, let destination):
-                    guard let targetKey = result.int64(index, position) else { continue }
+                case .toOne:
+                    guard let targetKey = result.int64(index, position), let destination = read.destination else { continue }
                     var target = destination
-                    if let entityPosition, !result.isNull(index, entityPosition),
+                    let entityPosition = read.entityPosition
+                    if entityPosition >= 0, !result.isNull(index, entityPosition),
                        !result.textEquals(index, entityPosition, destination.name) {
                         let targetName = result.text(index, entityPosition) ?? ""
                         guard let named = store.model.entity(named: targetName), named.isKindOf(entity: destination) else {
@@ -417,7 +419,7 @@ extension PostgreSQLStore {
                         target = named
                     }
                     values.toOne(self.objectID(target, targetKey), at: property)
-                case .toMany(let property):
+                case .toMany:
                     values.toMany(at: property)
                 }
             }

@@ -75,13 +75,56 @@ struct SQLSchema: Sendable {
         case toManyByJoin(join: String, ownColumn: String, otherColumn: String, orderColumn: String?, otherTable: String)
     }
 
-    /// How one property is read from a row (positions in the table's SELECT list).
-    enum Read: Sendable {
-        /// An attribute's column, with how its values are checked and whether NULL is refused
-        /// (the attribute is not optional).
-        case attribute(index: Int, position: Int32, decoding: Decoding, isRequired: Bool)
-        case toOne(index: Int, position: Int32, entityPosition: Int32?, destination: EntityDescription)
-        case toMany(index: Int)
+    /// How one property is read from a row (positions in the table's SELECT list): a plain
+    /// struct holding no reference that walking an entity's reads would retain and release,
+    /// since decoding a row walks them once per row.
+    struct Read: Sendable {
+        enum Kind: UInt8, Sendable {
+            /// An attribute's column.
+            case attribute
+            /// A to-one relationship's foreign key (and, with `entityPosition`, the column
+            /// naming the target's entity).
+            case toOne
+            /// A to-many relationship, read by a statement of its own (no column).
+            case toMany
+        }
+        let kind: Kind
+        /// Whether NULL is refused (an attribute that is not optional).
+        let isRequired: Bool
+        /// The property's index.
+        let index: Int
+        /// The column's position in the row; unused for a to-many relationship.
+        let position: Int32
+        /// The position of the column naming a to-one's destination entity; -1 for none.
+        let entityPosition: Int32
+        /// How an attribute's column reads (`.none` for relationships).
+        let decoding: Decoding
+        /// A to-one's destination entity, unretained. SAFETY: the schema keeps every
+        /// destination alive (`destinations`) for as long as its reads exist.
+        ///
+        /// `Unmanaged`, not `unowned(unsafe) let destination: EntityDescription?`: with such a
+        /// field, Swift 6.3.1 gets the struct's spare bits wrong in unoptimized generic code,
+        /// so that an array's iterator never returns nil (a debug build's decoding of a row
+        /// looped on its last column forever; `FetchRegistrationTests` pins the walk).
+        private let unretainedDestination: Unmanaged<EntityDescription>?
+
+        /// A to-one's destination entity; nil for other reads.
+        var destination: EntityDescription? { unretainedDestination?.takeUnretainedValue() }
+
+        static func attribute(index: Int, position: Int32, decoding: Decoding, isRequired: Bool) -> Read {
+            Read(kind: .attribute, isRequired: isRequired, index: index, position: position, entityPosition: -1, decoding: decoding,
+                 unretainedDestination: nil)
+        }
+
+        static func toOne(index: Int, position: Int32, entityPosition: Int32?, destination: EntityDescription) -> Read {
+            Read(kind: .toOne, isRequired: false, index: index, position: position, entityPosition: entityPosition ?? -1,
+                 decoding: .none, unretainedDestination: Unmanaged.passUnretained(destination))
+        }
+
+        static func toMany(index: Int) -> Read {
+            Read(kind: .toMany, isRequired: false, index: index, position: -1, entityPosition: -1, decoding: .none,
+                 unretainedDestination: nil)
+        }
     }
 
     /// What an attribute's column may hold and how it reads, worked out once per entity so
@@ -166,6 +209,8 @@ struct SQLSchema: Sendable {
     /// For each table: the column list every SELECT of its rows uses (`Z_PK`, `Z_ENT`,
     /// `Z_OPT`, then the columns) and each column's position in it.
     var selectLists: [String: (sql: String, positions: [String: Int32])] = [:]
+    /// The destinations of the to-one reads, held for the reads, which do not retain them.
+    private var destinations: [EntityDescription] = []
 
     /// Maps `model`, with `dialect`'s column types and placeholders.
     init(model: ManagedObjectModel, dialect: SQLDialect = .sqlite) {
@@ -319,6 +364,7 @@ struct SQLSchema: Sendable {
                         index: index, position: position, decoding: Decoding(type), isRequired: !entity.properties[index].isOptional))
                 case .toOne(let column, let entityColumn, let destination):
                     if let position = positions[column], let destination = model.entity(named: destination) {
+                        destinations.append(destination)
                         reads.append(.toOne(
                             index: index, position: position, entityPosition: entityColumn.flatMap { positions[$0] },
                             destination: destination))

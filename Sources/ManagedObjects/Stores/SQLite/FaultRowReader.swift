@@ -15,14 +15,14 @@ final class FaultRowReader {
     /// The quoted name of the entity's table.
     let table: String
     /// How each property reads from the row.
-    let reads: ColumnReads
+    let reads: [SQLSchema.Read]
     /// `SELECT <the table's columns> FROM <table> WHERE Z_PK = ?`.
     let statement: SQLiteStatement
     /// The entity's name as UTF-8, which the row's `Z_ENT` must hold (in a table of several
     /// entities, the key of another entity's record reads no record).
     let entityName: [UInt8]
 
-    init(entity: EntityDescription, storeEntity: EntityDescription, table: String, reads: ColumnReads, statement: SQLiteStatement) {
+    init(entity: EntityDescription, storeEntity: EntityDescription, table: String, reads: [SQLSchema.Read], statement: SQLiteStatement) {
         self.entity = entity
         self.storeEntity = storeEntity
         self.table = table

@@ -163,7 +163,7 @@ extension SQLiteStore {
         // entity is compared in place rather than in SQL, which would read `Z_ENT` twice.
         let statement = try connection.prepare("SELECT \(select.sql) FROM \(table) WHERE \(table).\"Z_PK\" = ?")
         return FaultRowReader(
-            entity: entity, storeEntity: storeEntity, table: table, reads: ColumnReads(mapping.reads), statement: statement)
+            entity: entity, storeEntity: storeEntity, table: table, reads: mapping.reads, statement: statement)
     }
 
     /// The IDs `relationship` of the record of `objectID` relates it to, in one statement (none
@@ -494,10 +494,10 @@ extension SQLiteStore {
     /// The entities met while decoding rows, with the last one at hand (rows of one entity
     /// usually follow each other), so that most rows cost no dictionary lookup and no string.
     struct EntityLookup {
-        var all: [String: (entity: EntityDescription, reads: ColumnReads)] = [:]
+        var all: [String: (entity: EntityDescription, reads: [SQLSchema.Read])] = [:]
         /// The last row's entity, its name's bytes (compared with the row's `Z_ENT` in place)
         /// and how its rows read.
-        var last: (name: String, utf8: [UInt8], entity: EntityDescription, reads: ColumnReads)?
+        var last: (name: String, utf8: [UInt8], entity: EntityDescription, reads: [SQLSchema.Read])?
     }
 
     /// One row as a record (to-many relationships still empty).
@@ -510,9 +510,9 @@ extension SQLiteStore {
     ///
     /// - Throws: ``PersistenceError/Code/operationFailed`` for a damaged key, an entity the
     ///   model does not have, or one whose records are in another table.
-    func rowEntity(_ row: SQLiteStatement, table: String, kinds: inout EntityLookup) throws -> (EntityDescription, ColumnReads) {
+    func rowEntity(_ row: SQLiteStatement, table: String, kinds: inout EntityLookup) throws -> (EntityDescription, [SQLSchema.Read]) {
         if let last = kinds.last, row.textEquals(last.utf8, at: 1) { return (last.entity, last.reads) }
-        let entity: EntityDescription, reads: ColumnReads
+        let entity: EntityDescription, reads: [SQLSchema.Read]
         // The key first: a row whose key is damaged is refused for that, whatever it names.
         guard let key = row.key(at: 0) else { throw badKey(row, table: table) }
         let name = row.text(at: 1)
@@ -529,7 +529,7 @@ extension SQLiteStore {
                     .operationFailed, message: "the record \(key) in \(table) names the entity \(name), whose records are in \(foundMapping.table)",
                     sql: row.sql)
             }
-            (entity, reads) = (found, ColumnReads(foundMapping.reads))
+            (entity, reads) = (found, foundMapping.reads)
             // Rows of one entity (most fetches) need only `last`: the table of entities is
             // kept once a second one appears.
             if let last = kinds.last, kinds.all.isEmpty { kinds.all[last.name] = (last.entity, last.reads) }
@@ -541,7 +541,7 @@ extension SQLiteStore {
 
     /// One row of a record of `entity`, whose columns read as `reads`, as a record (to-many
     /// relationships still empty).
-    func decodeRow(_ row: SQLiteStatement, entity: EntityDescription, reads: ColumnReads, table: String) throws -> StoreRecord {
+    func decodeRow(_ row: SQLiteStatement, entity: EntityDescription, reads: [SQLSchema.Read], table: String) throws -> StoreRecord {
         var values = RecordRowValues(count: entity.properties.count)
         let (key, version) = try decodeRow(row, entity: entity, reads: reads, table: table, into: &values)
         return StoreRecord(objectID: objectID(entity, key), version: version, values: values.values)
@@ -556,7 +556,7 @@ extension SQLiteStore {
     ///   in a required attribute, a value of another type or range than its attribute's, or a
     ///   to-one relationship's column that holds no key of its destination.
     func decodeRow<Values: DecodedRowValues>(
-        _ row: SQLiteStatement, entity: EntityDescription, reads: ColumnReads, table: String, into values: inout Values
+        _ row: SQLiteStatement, entity: EntityDescription, reads: [SQLSchema.Read], table: String, into values: inout Values
     ) throws -> (key: Int64, version: Int64) {
         guard let key = row.key(at: 0) else { throw badKey(row, table: table) }
         let versionColumn = row.column(at: 2)
@@ -572,7 +572,7 @@ extension SQLiteStore {
         // Values going straight into an object's slots skip the `StoreValue` where the slot
         // takes the decoded value as it is.
         let target = values.slotTarget
-        for read in reads.reads {
+        for read in reads {
             let index = read.index, position = read.position
             switch read.kind {
             case .attribute:
@@ -595,7 +595,7 @@ extension SQLiteStore {
                 values.attribute(value, at: index)
             case .toOne:
                 let column = row.column(at: position)
-                guard column.storageClass != .null, let destination = read.destination?.takeUnretainedValue() else { continue }
+                guard column.storageClass != .null, let destination = read.destination else { continue }
                 let target: EntityDescription
                 if read.entityPosition >= 0, !row.isNull(at: read.entityPosition) {
                     let targetName = row.text(at: read.entityPosition)
@@ -761,52 +761,5 @@ extension SQLiteStore {
         case .uuid: "a 16-byte UUID"
         default: "a value of type \(type)"
         }
-    }
-}
-
-/// How the columns of an entity's rows read (`SQLSchema.Read`), flattened into plain structs
-/// that hold no reference the array's walk would retain and release: decoding a row walks it
-/// once per row.
-struct ColumnReads {
-    /// One column's read.
-    struct Read {
-        enum Kind: UInt8 { case attribute, toOne, toMany }
-        let kind: Kind
-        /// Whether NULL is refused (an attribute that is not optional).
-        let isRequired: Bool
-        /// The property's index.
-        let index: Int
-        /// The column's position in the row; unused for a to-many relationship.
-        let position: Int32
-        /// The position of the column naming a to-one's destination entity; -1 for none.
-        let entityPosition: Int32
-        /// How an attribute's column reads.
-        let decoding: SQLSchema.Decoding
-        /// A to-one's destination entity, unretained. SAFETY: the store's model holds its
-        /// entities for the store's life, and reads are used only while the store reads.
-        ///
-        /// `Unmanaged`, not `unowned(unsafe) let destination: EntityDescription?`: with such a
-        /// field, Swift 6.3.1 gets the struct's spare bits wrong in unoptimized generic code,
-        /// so that an array's iterator never returns nil (a debug build's decoding of a row
-        /// looped on its last column forever; `FetchRegistrationTests` pins the walk).
-        let destination: Unmanaged<EntityDescription>?
-    }
-
-    /// The reads, in the order of the entity's mapping.
-    let reads: ContiguousArray<Read>
-
-    init(_ reads: [SQLSchema.Read]) {
-        self.reads = ContiguousArray(reads.map { read in
-            switch read {
-            case .attribute(let index, let position, let decoding, let isRequired):
-                Read(kind: .attribute, isRequired: isRequired, index: index, position: position, entityPosition: -1, decoding: decoding, destination: nil)
-            case .toOne(let index, let position, let entityPosition, let destination):
-                Read(
-                    kind: .toOne, isRequired: false, index: index, position: position, entityPosition: entityPosition ?? -1, decoding: .none,
-                    destination: Unmanaged.passUnretained(destination))
-            case .toMany(let index):
-                Read(kind: .toMany, isRequired: false, index: index, position: -1, entityPosition: -1, decoding: .none, destination: nil)
-            }
-        })
     }
 }

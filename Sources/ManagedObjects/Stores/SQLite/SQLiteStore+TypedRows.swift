@@ -76,7 +76,7 @@ extension SQLiteStore: TypedRowReading {
     ///
     /// - Throws: ``PersistenceError/Code/operationFailed``; what the sink throws.
     func decodeRow(
-        _ row: SQLiteStatement, entity: EntityDescription, reads: ColumnReads, table: String, into sink: inout some TypedRowSink
+        _ row: SQLiteStatement, entity: EntityDescription, reads: [SQLSchema.Read], table: String, into sink: inout some TypedRowSink
     ) throws {
         try sink.receiveDecodedRow(of: entity) { writer in
             let (key, version) = try decodeRow(row, entity: entity, reads: reads, table: table, into: &writer)
