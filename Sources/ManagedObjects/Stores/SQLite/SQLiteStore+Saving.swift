@@ -86,15 +86,25 @@ extension SQLiteStore: InsertedRowWriting {
             while end < rows.objects.endIndex && rows.ids[end].entity === entity { end += 1 }
             let (mapping, _) = try mapping(of: rows.ids[start])
             let statement = try connection.cachedStatement(mapping.insertSQL)
-            // Every parameter is bound for every row (see `write(_:inserting:_:)`).
+            // Every parameter is bound for every row (see `write(_:inserting:_:)`), but for the
+            // entity and version columns of rows written from storage: the same for the whole
+            // run, they are bound once (a record's row binds them again, to the same values).
             statement.reset()
+            // The text the rows bind without copying stays until the bindings are cleared: the
+            // reset below runs first.
+            var text = BorrowedTextBytes()
+            defer { text.deallocate() }
             defer { statement.reset() }
+            try statement.bind(entity.name, at: 2)
+            try statement.bind(Int64(1), at: 3)
             let plan = StorageRowPlan(mapping, entity: entity, values: rows.objects[start].values)
             for index in start..<end {
                 let object = rows.objects[index], id = rows.ids[index]
                 let values = object.values
                 if let plan, plan.fits(values), !plan.relatesBeyondRow(values) {
-                    try writeRow(of: object, id: id, values: values, plan: plan, mapping: mapping, rows: rows, statement: statement)
+                    text.startRow()
+                    try writeRow(
+                        of: object, id: id, values: values, plan: plan, mapping: mapping, rows: rows, statement: statement, text: &text)
                 } else {
                     let record = try rows.record(object, id)
                     try write(record, mapping: mapping, statement: statement, inserting: true)
@@ -107,18 +117,18 @@ extension SQLiteStore: InsertedRowWriting {
     }
 
     /// Inserts the row of `object` (ID `id`) from its storage `values`, as
-    /// `write(_:mapping:statement:inserting:)` inserts its record: the same bindings, the same errors.
+    /// `write(_:mapping:statement:inserting:)` inserts its record: the same bindings, the same
+    /// errors. The entity and version columns (parameters 2 and 3) are bound by the caller, once
+    /// for its run of rows of one entity; the text is bound from `text`, without SQLite copying it.
     private func writeRow(
         of object: ManagedObject, id: ManagedObjectID, values: PropertyValues, plan: StorageRowPlan,
-        mapping: SQLSchema.EntityMapping, rows: InsertedObjectRows, statement: SQLiteStatement
+        mapping: SQLSchema.EntityMapping, rows: InsertedObjectRows, statement: SQLiteStatement, text: inout BorrowedTextBytes
     ) throws {
         guard id.storeIdentifier == identifier, let key = id.primaryKey else {
             throw PersistenceError(.saveFailed, message: "\(id) is not an object ID of this store", objectID: id)
         }
         defer { statement.resetKeepingBindings() }
         try statement.bind(key, at: 1)
-        try statement.bind(id.entity.name, at: 2)
-        try statement.bind(Int64(1), at: 3)
         var parameter: Int32 = 4
         // A to-one's entity column follows its key column: the related ID is found once.
         var relatedID: ManagedObjectID?
@@ -130,7 +140,7 @@ extension SQLiteStore: InsertedRowWriting {
                     relatedID = try values.load(ManagedObject.self, at: index).map { try rows.relatedID($0, relationship, object) }
                 }
                 if column.isEntityColumn {
-                    if let relatedID { try statement.bind(relatedID.entity.name, at: parameter) } else { try statement.bind(.null, at: parameter) }
+                    if let relatedID { try text.bind(relatedID.entity.name, at: parameter, to: statement) } else { try statement.bind(.null, at: parameter) }
                 } else if let key = relatedID?.primaryKey {
                     try statement.bind(key, at: parameter)
                 } else {
@@ -161,7 +171,7 @@ extension SQLiteStore: InsertedRowWriting {
                 try statement.bind(
                     values.load(UUID.self, at: index).map { uuid in .blob(withUnsafeBytes(of: uuid.uuid) { Data($0) }) } ?? .null, at: parameter)
             case .string:
-                if let value = values.load(String.self, at: index) { try statement.bind(value, at: parameter) } else { try statement.bind(.null, at: parameter) }
+                if let value = values.load(String.self, at: index) { try text.bind(value, at: parameter, to: statement) } else { try statement.bind(.null, at: parameter) }
             case .data: try statement.bind(values.load(Data.self, at: index).map(SQLiteValue.blob) ?? .null, at: parameter)
             case .url: try statement.bind(values.load(URL.self, at: index).map { .text($0.absoluteString) } ?? .null, at: parameter)
             // Not in a plan (see `StorageRowPlan`).
@@ -332,6 +342,58 @@ extension SQLiteStore: InsertedRowWriting {
         case .uri(let value): .text(value.absoluteString)
         case .toOne(let id): id?.primaryKey.map(SQLiteValue.integer) ?? .null
         }
+    }
+}
+
+/// The UTF-8 bytes of the text a run of rows binds without SQLite copying it (see
+/// `SQLiteStatement.bindText(borrowing:count:at:)`): each row's strings are copied here, after
+/// the previous row's (a copy of a few bytes, where SQLite would allocate and free a copy of
+/// each). A chunk too small for a row is replaced and kept until ``deallocate()``, since the
+/// row's earlier parameters point into it. The owner clears the statement's bindings before it
+/// deallocates the bytes.
+private struct BorrowedTextBytes {
+    private var chunk: UnsafeMutableRawPointer
+    private var capacity: Int
+    private var used = 0
+    private var retired: [UnsafeMutableRawPointer] = []
+
+    init() {
+        capacity = 512
+        chunk = .allocate(byteCount: capacity, alignment: 1)
+    }
+
+    /// Starts a row: the previous row's parameters are all bound again before the statement
+    /// runs, so their bytes may be overwritten.
+    mutating func startRow() { used = 0 }
+
+    /// Binds `string` at `parameter` of `statement` from a copy of its bytes here.
+    ///
+    /// - Throws: What binding it throws (a string too long for SQLite).
+    mutating func bind(_ string: String, at parameter: Int32, to statement: SQLiteStatement) throws {
+        var string = string
+        try string.withUTF8 { bytes in
+            // Too long for SQLite: the bind throws for the length before it reads a byte.
+            guard bytes.count <= Int(Int32.max) else {
+                return try statement.bindText(borrowing: chunk.assumingMemoryBound(to: CChar.self), count: bytes.count, at: parameter)
+            }
+            if used + bytes.count > capacity {
+                retired.append(chunk)
+                capacity = Swift.max(2 * capacity, bytes.count)
+                chunk = .allocate(byteCount: capacity, alignment: 1)
+                used = 0
+            }
+            // Never a null address, even for empty text (SQLite binds NULL for one).
+            let target = chunk + used
+            if let base = bytes.baseAddress { target.copyMemory(from: base, byteCount: bytes.count) }
+            used += bytes.count
+            try statement.bindText(borrowing: target.assumingMemoryBound(to: CChar.self), count: bytes.count, at: parameter)
+        }
+    }
+
+    /// Frees the bytes; the statement's bindings must be cleared first.
+    func deallocate() {
+        chunk.deallocate()
+        for chunk in retired { chunk.deallocate() }
     }
 }
 
