@@ -208,6 +208,10 @@ extension ManagedObject {
         else { return false }
         // The slot's value edited in place, without boxing through the subscript.
         let outcome = values.withUniqueToMany(at: index) { value -> Bool? in
+            // Exactly a set (the usual case): inserted into in place, without casting it out.
+            if let inserted = ExactExistential.withValue(in: &value, as: Set<ManagedObject>.self, { $0.insert(object).inserted }) {
+                return inserted
+            }
             guard var set = value as? Set<ManagedObject> else { return nil }
             // The slot lets go of the set while it changes, so that it is not copied.
             value = nil
