@@ -72,7 +72,7 @@ enum ExactExistential {
         }
     }
 
-    /// A copy of the `T` that the `Any?` at `container` holds, as ``load(_:as:)``.
+    /// A copy of the `T` that the `Any?` at `container` holds, as `load(_:as:)`.
     @inline(__always)
     static func load<T>(_ container: UnsafeMutablePointer<Any?>, as _: T.Type) -> T? {
         let raw = UnsafeRawPointer(container)

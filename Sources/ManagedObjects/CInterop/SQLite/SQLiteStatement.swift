@@ -101,7 +101,7 @@ final class SQLiteStatement {
 
     /// Binds `count` bytes of UTF-8 text at `bytes` without SQLite copying them
     /// (`SQLITE_STATIC`): the bytes must stay valid and unchanged until the parameter is bound
-    /// again or the bindings are cleared (``reset()``), and while the statement runs.
+    /// again or the bindings are cleared (`reset()`), and while the statement runs.
     func bindText(borrowing bytes: UnsafePointer<CChar>, count: Int, at index: Int32) throws {
         try checkLength(count)
         try check(sqlite3_bind_text(handle, index, bytes, Int32(count), nil))

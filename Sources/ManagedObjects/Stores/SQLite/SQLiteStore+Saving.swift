@@ -348,7 +348,7 @@ extension SQLiteStore: InsertedRowWriting {
 /// The UTF-8 bytes of the text a run of rows binds without SQLite copying it (see
 /// `SQLiteStatement.bindText(borrowing:count:at:)`): each row's strings are copied here, after
 /// the previous row's (a copy of a few bytes, where SQLite would allocate and free a copy of
-/// each). A chunk too small for a row is replaced and kept until ``deallocate()``, since the
+/// each). A chunk too small for a row is replaced and kept until `deallocate()`, since the
 /// row's earlier parameters point into it. The owner clears the statement's bindings before it
 /// deallocates the bytes.
 private struct BorrowedTextBytes {
