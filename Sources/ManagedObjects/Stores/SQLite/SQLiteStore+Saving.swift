@@ -132,12 +132,15 @@ extension SQLiteStore: InsertedRowWriting {
         var parameter: Int32 = 4
         // A to-one's entity column follows its key column: the related ID is found once.
         var relatedID: ManagedObjectID?
-        for (position, column) in mapping.writtenColumns.enumerated() {
+        // The plan's columns hold no references: the loop retains and releases nothing per column.
+        for column in plan.columns {
             defer { parameter += 1 }
             let index = column.index
-            if let relationship = plan.relationships[position] {
+            if let relationship = column.relationship {
                 if !column.isEntityColumn {
-                    relatedID = try values.load(ManagedObject.self, at: index).map { try rows.relatedID($0, relationship, object) }
+                    relatedID = try values.load(ManagedObject.self, at: index).map {
+                        try rows.relatedID($0, relationship.takeUnretainedValue(), object)
+                    }
                 }
                 if column.isEntityColumn {
                     if let relatedID { try text.bind(relatedID.entity.name, at: parameter, to: statement) } else { try statement.bind(.null, at: parameter) }
@@ -154,7 +157,7 @@ extension SQLiteStore: InsertedRowWriting {
                 throw PersistenceError(
                     .saveFailed, message: "\(id.entity.name).\(name) of \(id) is NaN, which SQLite cannot keep", objectID: id, key: name)
             }
-            switch plan.kinds[position] {
+            switch column.kind {
             case .int16: try statement.bind(values.load(Int16.self, at: index).map { .integer(Int64($0)) } ?? .null, at: parameter)
             case .int32: try statement.bind(values.load(Int32.self, at: index).map { .integer(Int64($0)) } ?? .null, at: parameter)
             case .int64:
@@ -401,10 +404,23 @@ private struct BorrowedTextBytes {
 /// slot kind, and its to-one relationship. Made only when every written column's slot holds its
 /// value as the store binds it (no `Any` slot: transformable and undefined attributes).
 private struct StorageRowPlan {
-    /// The slot kind of each of the mapping's written columns, in their order.
-    let kinds: [PropertySlotKind]
-    /// The to-one relationship of each written column that is one (key or entity column).
-    let relationships: [RelationshipDescription?]
+    /// One of the mapping's written columns, as a row binds it.
+    struct Column {
+        /// The property index of the column's slot.
+        let index: Int
+        /// Whether the column is a to-one's entity column (after its key column).
+        let isEntityColumn: Bool
+        /// The slot's kind.
+        let kind: PropertySlotKind
+        /// The column's to-one relationship, for a key or entity column. SAFETY: unretained;
+        /// `relationships` holds it as long as the plan.
+        let relationship: Unmanaged<RelationshipDescription>?
+    }
+
+    /// The mapping's written columns, in their order.
+    let columns: [Column]
+    /// The to-one relationships of the columns, held for `Column/relationship`.
+    let relationships: [RelationshipDescription]
     /// The number of properties, which an object's storage must have.
     let count: Int
     /// The property indexes of the to-many relationships written beyond the row.
@@ -414,13 +430,14 @@ private struct StorageRowPlan {
     init?(_ mapping: SQLSchema.EntityMapping, entity: EntityDescription, values: PropertyValues) {
         let properties = entity.properties
         guard values.count == properties.count else { return nil }
-        var kinds: [PropertySlotKind] = [], relationships: [RelationshipDescription?] = []
+        var columns: [Column] = [], relationships: [RelationshipDescription] = []
         for column in mapping.writtenColumns {
             guard column.index < properties.count, let kind = values.kind(at: column.index) else { return nil }
             let relationship = properties[column.index] as? RelationshipDescription
             if relationship != nil ? kind != .object : (kind == .object || kind == .any) { return nil }
-            kinds.append(kind)
-            relationships.append(relationship)
+            if let relationship { relationships.append(relationship) }
+            columns.append(Column(
+                index: column.index, isEntityColumn: column.isEntityColumn, kind: kind, relationship: relationship.map(Unmanaged.passUnretained)))
         }
         var beyondRow: [Int] = []
         for (index, storage) in mapping.storage.enumerated() {
@@ -430,7 +447,7 @@ private struct StorageRowPlan {
             }
             guard values.kind(at: index)?.isToMany == true else { return nil }
         }
-        self.kinds = kinds
+        self.columns = columns
         self.relationships = relationships
         self.count = properties.count
         self.beyondRow = beyondRow
