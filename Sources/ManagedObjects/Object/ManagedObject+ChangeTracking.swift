@@ -203,7 +203,7 @@ extension ManagedObject {
     /// out of its slot. False when it did nothing because another path must do it.
     private final func insertUnobserved(_ object: ManagedObject, into relationship: RelationshipDescription) -> Bool {
         let index = relationship.index
-        guard !relationship.isOrdered, observationState == nil,
+        guard !relationship.isOrdered, !hasObservationState,
               !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), for: relationship)
         else { return false }
         // The slot's value edited in place, without boxing through the subscript.
@@ -324,7 +324,7 @@ extension ManagedObject {
             for position in indexes.reversed() { array.remove(at: position) }
             values[index] = array
             didChange(.removal, valuesAt: indexes, forKey: key)
-        } else if observationState == nil && !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), for: relationship) {
+        } else if !hasObservationState && !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), for: relationship) {
             // Nobody observes: edit and record directly, without building the notification's set.
             var set = (values[index] as? Set<ManagedObject>) ?? []
             values[index] = nil
@@ -361,7 +361,7 @@ extension ManagedObject {
             array.insert(contentsOf: new, at: start)
             values[index] = array
             didChange(.insertion, valuesAt: indexes, forKey: key)
-        } else if observationState == nil && !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), for: relationship) {
+        } else if !hasObservationState && !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), for: relationship) {
             var set = (values[index] as? Set<ManagedObject>) ?? []
             values[index] = nil
             let added = objects.filter { set.insert($0).inserted }

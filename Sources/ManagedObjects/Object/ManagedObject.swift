@@ -273,7 +273,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
         let stored = try storedValue(value, for: property)
         try fireFaultIfNeeded()
         if let relationship = property as? RelationshipDescription { try loadNewlyRelated(stored, through: relationship) }
-        if observationState == nil {
+        if !hasObservationState {
             setUnobservedValue(stored, of: property)
             return
         }
