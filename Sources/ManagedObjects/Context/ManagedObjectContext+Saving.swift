@@ -676,12 +676,12 @@ extension ManagedObjectContext {
             object.saveSlot = -1
             registered[id] = object
             object.flags.remove([.inserted, .updated])
-            object.snapshot = object.currentSnapshot(overrides: overrides.of(object))
+            object.snapshot = Self.snapshot(of: object, overrides: &overrides)
             object.snapshotVersion = 1
         }
         for object in outcome.savedUpdated {
             object.flags.remove([.inserted, .updated])
-            object.snapshot = object.currentSnapshot(overrides: overrides.of(object))
+            object.snapshot = Self.snapshot(of: object, overrides: &overrides)
             // Every record saved has its version there (see `version(after:of:)`).
             object.snapshotVersion = outcome.versions[ObjectIdentifier(object)] ?? object.snapshotVersion
         }
@@ -707,6 +707,15 @@ extension ManagedObjectContext {
             Self.updatedObjectIDsKey: updatedIDs, Self.deletedObjectIDsKey: deletedIDs,
         ]
         notificationCenter.post(name: Self.didSaveNotification, object: self, userInfo: userInfo)
+    }
+}
+
+extension ManagedObjectContext {
+    /// The snapshot a saved object keeps: its storage as it is (shared, not copied) when its
+    /// class keeps no attribute in primitive accessors of its own, else `currentSnapshot`'s.
+    fileprivate static func snapshot(of object: ManagedObject, overrides: inout PrimitiveAccessorOverrides) -> PropertyValues {
+        let objectOverrides = overrides.of(object)
+        return overrides.hasAny ? object.currentSnapshot(overrides: objectOverrides) : object.values
     }
 }
 

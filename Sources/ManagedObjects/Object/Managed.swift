@@ -198,7 +198,7 @@ extension ManagedObject {
             // convert or check.
             try? fireFaultIfNeeded()
             if values.count <= index { values = entity.initialValues }
-            if observationState == nil {
+            if !hasObservationState {
                 // The old value is boxed only for the undo manager, the one user of the reversal.
                 let old: Any? = changeRecordingDepth == 0 && context?.undoManager != nil ? values[index] : nil
                 storeMatching(newValue, at: index)
@@ -225,7 +225,7 @@ extension ManagedObject {
             }
             try? fireFaultIfNeeded()
             if values.count <= index { values = entity.initialValues }
-            if observationState == nil && values.kind(at: index) == .object {
+            if !hasObservationState && values.kind(at: index) == .object {
                 setUnobservedToOne(object, of: relationship)
                 return
             }
@@ -241,7 +241,7 @@ extension ManagedObject {
         // A fault that could not load (no context, record gone or unreadable) takes the value on
         // its entity's initial values; its context's next save refuses it (`checkSavable`).
         if values.count <= index { values = entity.initialValues }
-        if observationState == nil {
+        if !hasObservationState {
             setUnobservedValue(stored, of: property)
             return
         }
@@ -269,11 +269,11 @@ extension ManagedObject {
         // As in `setManagedValue(_:at:)`: a fault that could not load takes the value on its
         // entity's initial values, and its context's next save refuses it.
         if values.count <= index { values = entity.initialValues }
-        if observationState == nil && values.kind(at: index) == .object {
+        if !hasObservationState && values.kind(at: index) == .object {
             setUnobservedToOne(stored, of: relationship)
             return true
         }
-        if observationState == nil {
+        if !hasObservationState {
             setUnobservedValue(stored, of: relationship)
             return true
         }

@@ -203,11 +203,15 @@ extension ManagedObject {
     /// out of its slot. False when it did nothing because another path must do it.
     private final func insertUnobserved(_ object: ManagedObject, into relationship: RelationshipDescription) -> Bool {
         let index = relationship.index
-        guard !relationship.isOrdered, observationState == nil,
+        guard !relationship.isOrdered, !hasObservationState,
               !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), for: relationship)
         else { return false }
         // The slot's value edited in place, without boxing through the subscript.
         let outcome = values.withUniqueToMany(at: index) { value -> Bool? in
+            // Exactly a set (the usual case): inserted into in place, without casting it out.
+            if let inserted = ExactExistential.withValue(in: &value, as: Set<ManagedObject>.self, { $0.insert(object).inserted }) {
+                return inserted
+            }
             guard var set = value as? Set<ManagedObject> else { return nil }
             // The slot lets go of the set while it changes, so that it is not copied.
             value = nil
@@ -320,7 +324,7 @@ extension ManagedObject {
             for position in indexes.reversed() { array.remove(at: position) }
             values[index] = array
             didChange(.removal, valuesAt: indexes, forKey: key)
-        } else if observationState == nil && !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), for: relationship) {
+        } else if !hasObservationState && !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), for: relationship) {
             // Nobody observes: edit and record directly, without building the notification's set.
             var set = (values[index] as? Set<ManagedObject>) ?? []
             values[index] = nil
@@ -357,7 +361,7 @@ extension ManagedObject {
             array.insert(contentsOf: new, at: start)
             values[index] = array
             didChange(.insertion, valuesAt: indexes, forKey: key)
-        } else if observationState == nil && !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), for: relationship) {
+        } else if !hasObservationState && !ManagedObjectCollectionAccessors.classHasOwnAccessors(type(of: self), for: relationship) {
             var set = (values[index] as? Set<ManagedObject>) ?? []
             values[index] = nil
             let added = objects.filter { set.insert($0).inserted }

@@ -198,6 +198,34 @@ extension ManagedObject {
         try fireFaultIfNeeded()
     }
 
+    /// Writes `value` into the attribute slot at `index` when the object is loaded (not a fault)
+    /// and `value` is exactly of the slot's type, as `storedValue(_:for:)` would leave it; whether
+    /// it did (false: nothing written, the caller takes the general path).
+    final func storeExactValue(_ value: Any, at index: Int) -> Bool {
+        guard !flags.contains(.fault), index < values.count, let kind = values.kind(at: index) else { return false }
+        @inline(__always)
+        func store<T>(_: T.Type) -> Bool {
+            guard let exact = ExactExistential.load(value, as: T.self) else { return false }
+            values.withUniqueSlots { slots, base in slots[index].store(exact, in: base) }
+            return true
+        }
+        switch kind {
+        case .int16: return store(Int16.self)
+        case .int32: return store(Int32.self)
+        case .int64: return store(Int64.self)
+        case .double: return store(Double.self)
+        case .float: return store(Float.self)
+        case .boolean: return store(Bool.self)
+        case .date: return store(Date.self)
+        case .decimal: return store(Decimal.self)
+        case .uuid: return store(UUID.self)
+        case .string: return store(String.self)
+        case .data: return store(Data.self)
+        case .url: return store(URL.self)
+        case .object, .any, .toMany, .orderedToMany: return false
+        }
+    }
+
     @inline(__always)
     final func fireFaultIfNeeded() throws {
         guard flags.contains(.fault) else { return }

@@ -313,21 +313,33 @@ struct PassingProperties {
 }
 
 /// What validating an object of one class and entity involves beyond the model's constraints.
-struct ValidationPlan: Sendable {
+/// A class: each validation takes it from the cache with one retain, not one per array.
+final class ValidationPlan: Sendable {
     /// By property index: whether the class keeps the attribute in its own primitive accessor
     /// (see `ManagedObject.attributesWithCustomPrimitiveAccessors()`).
-    var customPrimitiveAccessors: [Bool]
+    let customPrimitiveAccessors: [Bool]
     /// By property index: whether the class has a validator for the key (`validate<Key>`).
-    var hasValidator: [Bool]
+    let hasValidator: [Bool]
     /// By property index: whether `validateValue(_:forKey:)` is called whatever the value (the
     /// class overrides it, has a validator for the key, or a primitive accessor of its own),
     /// not only for values the compiled check does not pass.
-    var callsValidateValue: [Bool]
+    let callsValidateValue: [Bool]
     /// The keys of the properties the class declares itself (not through `Managed`) that the
     /// entity does not model: validated by key after the modeled ones.
-    var unmodeledKeys: [String]
+    let unmodeledKeys: [String]
     /// The indexes of the persistent (not transient) properties: those validated.
-    var persistentProperties: PassingProperties
+    let persistentProperties: PassingProperties
+
+    init(
+        customPrimitiveAccessors: [Bool], hasValidator: [Bool], callsValidateValue: [Bool], unmodeledKeys: [String],
+        persistentProperties: PassingProperties
+    ) {
+        self.customPrimitiveAccessors = customPrimitiveAccessors
+        self.hasValidator = hasValidator
+        self.callsValidateValue = callsValidateValue
+        self.unmodeledKeys = unmodeledKeys
+        self.persistentProperties = persistentProperties
+    }
 }
 
 /// Whether a class overrides `validateValue(_:forKey:)`, as Cocoa compares a class's method

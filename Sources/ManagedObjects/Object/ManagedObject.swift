@@ -232,6 +232,9 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// Corresponds to `-[NSManagedObject setPrimitiveValue:forKey:]`.
     open func setPrimitiveValue(_ value: Any?, forKey key: String) throws {
         let property = try modeledProperty(forKey: key)
+        // A value of the attribute's own type, on a loaded object (an `awakeFromInsert` setting
+        // a default): written in its slot as it is, nothing to convert, check or box.
+        if let value, storeExactValue(value, at: property.index) { return }
         let stored = try storedValue(value, for: property)
         try fireFaultIfNeeded()
         values[property.index] = stored
@@ -270,7 +273,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
         let stored = try storedValue(value, for: property)
         try fireFaultIfNeeded()
         if let relationship = property as? RelationshipDescription { try loadNewlyRelated(stored, through: relationship) }
-        if observationState == nil {
+        if !hasObservationState {
             setUnobservedValue(stored, of: property)
             return
         }

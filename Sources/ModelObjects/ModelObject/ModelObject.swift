@@ -35,6 +35,12 @@ open class ModelObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) @usableFromInline
     package final var observationState: ObservationState?
 
+    /// Whether the object has an observation state (`observationState != nil`), read in this
+    /// module, where the property's exclusivity is unchecked: another module reading the
+    /// property itself checks the access dynamically (about 76 instructions, on every managed
+    /// setter).
+    package final var hasObservationState: Bool { observationState != nil }
+
     /// Creates an object whose properties hold their declared initial values.
     ///
     /// Corresponds to `-[NSObject init]`.

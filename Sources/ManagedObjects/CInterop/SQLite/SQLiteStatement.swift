@@ -99,6 +99,14 @@ final class SQLiteStatement {
         try check(code)
     }
 
+    /// Binds `count` bytes of UTF-8 text at `bytes` without SQLite copying them
+    /// (`SQLITE_STATIC`): the bytes must stay valid and unchanged until the parameter is bound
+    /// again or the bindings are cleared (`reset()`), and while the statement runs.
+    func bindText(borrowing bytes: UnsafePointer<CChar>, count: Int, at index: Int32) throws {
+        try checkLength(count)
+        try check(sqlite3_bind_text(handle, index, bytes, Int32(count), nil))
+    }
+
     /// Binds bytes, copied by SQLite; empty data binds an empty blob, not NULL.
     func bind(_ value: Data, at index: Int32) throws {
         if value.isEmpty {

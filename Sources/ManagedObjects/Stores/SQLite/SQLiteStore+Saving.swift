@@ -86,15 +86,25 @@ extension SQLiteStore: InsertedRowWriting {
             while end < rows.objects.endIndex && rows.ids[end].entity === entity { end += 1 }
             let (mapping, _) = try mapping(of: rows.ids[start])
             let statement = try connection.cachedStatement(mapping.insertSQL)
-            // Every parameter is bound for every row (see `write(_:inserting:_:)`).
+            // Every parameter is bound for every row (see `write(_:inserting:_:)`), but for the
+            // entity and version columns of rows written from storage: the same for the whole
+            // run, they are bound once (a record's row binds them again, to the same values).
             statement.reset()
+            // The text the rows bind without copying stays until the bindings are cleared: the
+            // reset below runs first.
+            var text = BorrowedTextBytes()
+            defer { text.deallocate() }
             defer { statement.reset() }
+            try statement.bind(entity.name, at: 2)
+            try statement.bind(Int64(1), at: 3)
             let plan = StorageRowPlan(mapping, entity: entity, values: rows.objects[start].values)
             for index in start..<end {
                 let object = rows.objects[index], id = rows.ids[index]
                 let values = object.values
                 if let plan, plan.fits(values), !plan.relatesBeyondRow(values) {
-                    try writeRow(of: object, id: id, values: values, plan: plan, mapping: mapping, rows: rows, statement: statement)
+                    text.startRow()
+                    try writeRow(
+                        of: object, id: id, values: values, plan: plan, mapping: mapping, rows: rows, statement: statement, text: &text)
                 } else {
                     let record = try rows.record(object, id)
                     try write(record, mapping: mapping, statement: statement, inserting: true)
@@ -107,30 +117,33 @@ extension SQLiteStore: InsertedRowWriting {
     }
 
     /// Inserts the row of `object` (ID `id`) from its storage `values`, as
-    /// `write(_:mapping:statement:inserting:)` inserts its record: the same bindings, the same errors.
+    /// `write(_:mapping:statement:inserting:)` inserts its record: the same bindings, the same
+    /// errors. The entity and version columns (parameters 2 and 3) are bound by the caller, once
+    /// for its run of rows of one entity; the text is bound from `text`, without SQLite copying it.
     private func writeRow(
         of object: ManagedObject, id: ManagedObjectID, values: PropertyValues, plan: StorageRowPlan,
-        mapping: SQLSchema.EntityMapping, rows: InsertedObjectRows, statement: SQLiteStatement
+        mapping: SQLSchema.EntityMapping, rows: InsertedObjectRows, statement: SQLiteStatement, text: inout BorrowedTextBytes
     ) throws {
         guard id.storeIdentifier == identifier, let key = id.primaryKey else {
             throw PersistenceError(.saveFailed, message: "\(id) is not an object ID of this store", objectID: id)
         }
         defer { statement.resetKeepingBindings() }
         try statement.bind(key, at: 1)
-        try statement.bind(id.entity.name, at: 2)
-        try statement.bind(Int64(1), at: 3)
         var parameter: Int32 = 4
         // A to-one's entity column follows its key column: the related ID is found once.
         var relatedID: ManagedObjectID?
-        for (position, column) in mapping.writtenColumns.enumerated() {
+        // The plan's columns hold no references: the loop retains and releases nothing per column.
+        for column in plan.columns {
             defer { parameter += 1 }
             let index = column.index
-            if let relationship = plan.relationships[position] {
+            if let relationship = column.relationship {
                 if !column.isEntityColumn {
-                    relatedID = try values.load(ManagedObject.self, at: index).map { try rows.relatedID($0, relationship, object) }
+                    relatedID = try values.load(ManagedObject.self, at: index).map {
+                        try rows.relatedID($0, relationship.takeUnretainedValue(), object)
+                    }
                 }
                 if column.isEntityColumn {
-                    if let relatedID { try statement.bind(relatedID.entity.name, at: parameter) } else { try statement.bind(.null, at: parameter) }
+                    if let relatedID { try text.bind(relatedID.entity.name, at: parameter, to: statement) } else { try statement.bind(.null, at: parameter) }
                 } else if let key = relatedID?.primaryKey {
                     try statement.bind(key, at: parameter)
                 } else {
@@ -144,7 +157,7 @@ extension SQLiteStore: InsertedRowWriting {
                 throw PersistenceError(
                     .saveFailed, message: "\(id.entity.name).\(name) of \(id) is NaN, which SQLite cannot keep", objectID: id, key: name)
             }
-            switch plan.kinds[position] {
+            switch column.kind {
             case .int16: try statement.bind(values.load(Int16.self, at: index).map { .integer(Int64($0)) } ?? .null, at: parameter)
             case .int32: try statement.bind(values.load(Int32.self, at: index).map { .integer(Int64($0)) } ?? .null, at: parameter)
             case .int64:
@@ -161,7 +174,7 @@ extension SQLiteStore: InsertedRowWriting {
                 try statement.bind(
                     values.load(UUID.self, at: index).map { uuid in .blob(withUnsafeBytes(of: uuid.uuid) { Data($0) }) } ?? .null, at: parameter)
             case .string:
-                if let value = values.load(String.self, at: index) { try statement.bind(value, at: parameter) } else { try statement.bind(.null, at: parameter) }
+                if let value = values.load(String.self, at: index) { try text.bind(value, at: parameter, to: statement) } else { try statement.bind(.null, at: parameter) }
             case .data: try statement.bind(values.load(Data.self, at: index).map(SQLiteValue.blob) ?? .null, at: parameter)
             case .url: try statement.bind(values.load(URL.self, at: index).map { .text($0.absoluteString) } ?? .null, at: parameter)
             // Not in a plan (see `StorageRowPlan`).
@@ -335,14 +348,79 @@ extension SQLiteStore: InsertedRowWriting {
     }
 }
 
+/// The UTF-8 bytes of the text a run of rows binds without SQLite copying it (see
+/// `SQLiteStatement.bindText(borrowing:count:at:)`): each row's strings are copied here, after
+/// the previous row's (a copy of a few bytes, where SQLite would allocate and free a copy of
+/// each). A chunk too small for a row is replaced and kept until `deallocate()`, since the
+/// row's earlier parameters point into it. The owner clears the statement's bindings before it
+/// deallocates the bytes.
+private struct BorrowedTextBytes {
+    private var chunk: UnsafeMutableRawPointer
+    private var capacity: Int
+    private var used = 0
+    private var retired: [UnsafeMutableRawPointer] = []
+
+    init() {
+        capacity = 512
+        chunk = .allocate(byteCount: capacity, alignment: 1)
+    }
+
+    /// Starts a row: the previous row's parameters are all bound again before the statement
+    /// runs, so their bytes may be overwritten.
+    mutating func startRow() { used = 0 }
+
+    /// Binds `string` at `parameter` of `statement` from a copy of its bytes here.
+    ///
+    /// - Throws: What binding it throws (a string too long for SQLite).
+    mutating func bind(_ string: String, at parameter: Int32, to statement: SQLiteStatement) throws {
+        var string = string
+        try string.withUTF8 { bytes in
+            // Too long for SQLite: the bind throws for the length before it reads a byte.
+            guard bytes.count <= Int(Int32.max) else {
+                return try statement.bindText(borrowing: chunk.assumingMemoryBound(to: CChar.self), count: bytes.count, at: parameter)
+            }
+            if used + bytes.count > capacity {
+                retired.append(chunk)
+                capacity = Swift.max(2 * capacity, bytes.count)
+                chunk = .allocate(byteCount: capacity, alignment: 1)
+                used = 0
+            }
+            // Never a null address, even for empty text (SQLite binds NULL for one).
+            let target = chunk + used
+            if let base = bytes.baseAddress { target.copyMemory(from: base, byteCount: bytes.count) }
+            used += bytes.count
+            try statement.bindText(borrowing: target.assumingMemoryBound(to: CChar.self), count: bytes.count, at: parameter)
+        }
+    }
+
+    /// Frees the bytes; the statement's bindings must be cleared first.
+    func deallocate() {
+        chunk.deallocate()
+        for chunk in retired { chunk.deallocate() }
+    }
+}
+
 /// How the rows of one entity's objects are written from their storage: each written column's
 /// slot kind, and its to-one relationship. Made only when every written column's slot holds its
 /// value as the store binds it (no `Any` slot: transformable and undefined attributes).
 private struct StorageRowPlan {
-    /// The slot kind of each of the mapping's written columns, in their order.
-    let kinds: [PropertySlotKind]
-    /// The to-one relationship of each written column that is one (key or entity column).
-    let relationships: [RelationshipDescription?]
+    /// One of the mapping's written columns, as a row binds it.
+    struct Column {
+        /// The property index of the column's slot.
+        let index: Int
+        /// Whether the column is a to-one's entity column (after its key column).
+        let isEntityColumn: Bool
+        /// The slot's kind.
+        let kind: PropertySlotKind
+        /// The column's to-one relationship, for a key or entity column. SAFETY: unretained;
+        /// `relationships` holds it as long as the plan.
+        let relationship: Unmanaged<RelationshipDescription>?
+    }
+
+    /// The mapping's written columns, in their order.
+    let columns: [Column]
+    /// The to-one relationships of the columns, held for `Column/relationship`.
+    let relationships: [RelationshipDescription]
     /// The number of properties, which an object's storage must have.
     let count: Int
     /// The property indexes of the to-many relationships written beyond the row.
@@ -352,13 +430,14 @@ private struct StorageRowPlan {
     init?(_ mapping: SQLSchema.EntityMapping, entity: EntityDescription, values: PropertyValues) {
         let properties = entity.properties
         guard values.count == properties.count else { return nil }
-        var kinds: [PropertySlotKind] = [], relationships: [RelationshipDescription?] = []
+        var columns: [Column] = [], relationships: [RelationshipDescription] = []
         for column in mapping.writtenColumns {
             guard column.index < properties.count, let kind = values.kind(at: column.index) else { return nil }
             let relationship = properties[column.index] as? RelationshipDescription
             if relationship != nil ? kind != .object : (kind == .object || kind == .any) { return nil }
-            kinds.append(kind)
-            relationships.append(relationship)
+            if let relationship { relationships.append(relationship) }
+            columns.append(Column(
+                index: column.index, isEntityColumn: column.isEntityColumn, kind: kind, relationship: relationship.map(Unmanaged.passUnretained)))
         }
         var beyondRow: [Int] = []
         for (index, storage) in mapping.storage.enumerated() {
@@ -368,7 +447,7 @@ private struct StorageRowPlan {
             }
             guard values.kind(at: index)?.isToMany == true else { return nil }
         }
-        self.kinds = kinds
+        self.columns = columns
         self.relationships = relationships
         self.count = properties.count
         self.beyondRow = beyondRow
