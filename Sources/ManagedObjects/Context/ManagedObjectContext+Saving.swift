@@ -170,7 +170,7 @@ extension ManagedObjectContext {
         // its permanent ID is found while the records are built.
         let permanentIDs = SavePermanentIDs(count: insertedObjects.count)
         var slotsByEntity: [ObjectIdentifier: [Int]] = [:]
-        for (slot, object) in insertedObjects.enumerated() {
+        insertedObjects.forEachUnretained { slot, object in
             object.saveSlot = slot
             // Objects given permanent IDs by `obtainPermanentIDs(for:)` keep them.
             if object.objectID.isTemporaryID { slotsByEntity[ObjectIdentifier(object.entity), default: []].append(slot) }
@@ -211,7 +211,7 @@ extension ManagedObjectContext {
         } else {
             changes.inserted.reserveCapacity(insertedObjects.count)
         }
-        for object in insertedObjects {
+        try insertedObjects.forEachUnretained { _, object in
             try checkSavable(object)
             let objectID = id(of: object)
             outcome.permanentIDs.append(objectID)
@@ -221,7 +221,7 @@ extension ManagedObjectContext {
                 try checkToManyTargets(of: object, ids: id)
                 rowObjects.append(object)
                 rowIDs.append(objectID)
-                continue
+                return
             }
             let values = try storeValues(of: object, ids: id, overrides: objectOverrides).values
             changes.inserted.append(StoreRecord(objectID: objectID, version: 1, values: values))
@@ -669,7 +669,10 @@ extension ManagedObjectContext {
         let renamesChildren = !chain.children.isEmpty && chain.parentStore == nil
         var renames: [(old: ManagedObjectID, new: ManagedObjectID)] = []
         var overrides = PrimitiveAccessorOverrides()
-        for (object, id) in zip(outcome.savedInserted, outcome.permanentIDs) {
+        let permanentIDs = outcome.permanentIDs
+        outcome.savedInserted.forEachUnretained { index, object in
+            guard index < permanentIDs.count else { return }
+            let id = permanentIDs[index]
             if renamesChildren { renames.append((object.objectID, id)) }
             registered[object.objectID] = nil
             object.objectID = id

@@ -223,9 +223,11 @@ public final class ManagedObjectContext {
 
     /// Joins the staged insertions to `insertedSet`.
     private func joinStagedInsertions() {
-        insertedSet.reserveCapacity(insertedSet.count + stagedInsertions.count)
-        for object in stagedInsertions { insertedSet.insert(object) }
+        var staged = stagedInsertions
         stagedInsertions = []
+        insertedSet.reserveCapacity(insertedSet.count + staged.count)
+        // Each object moves from the array into the set: no retain and release per object.
+        while let object = staged.popLast() { insertedSet.insert(object) }
     }
 
     /// The objects inserted since the last save.
