@@ -204,14 +204,11 @@ extension ManagedObjectContext {
         // rather than while the store writes (with its lock held, in its transaction).
         let rowWriter = store as? any InsertedRowWriting
         var typedAttributes = TypedAttributeEntities()
-        var rowObjects: [ManagedObject] = [], rowIDs: [ManagedObjectID] = []
-        if rowWriter != nil {
-            rowObjects.reserveCapacity(insertedObjects.count)
-            rowIDs.reserveCapacity(insertedObjects.count)
-        } else {
-            changes.inserted.reserveCapacity(insertedObjects.count)
-        }
-        try insertedObjects.forEachUnretained { _, object in
+        // The slots of the objects written as records; when a row writer takes all the others
+        // (usually every one), its objects and IDs share the arrays already made.
+        var recordSlots: [Int] = []
+        if rowWriter == nil { changes.inserted.reserveCapacity(insertedObjects.count) }
+        try insertedObjects.forEachUnretained { slot, object in
             try checkSavable(object)
             let objectID = id(of: object)
             outcome.permanentIDs.append(objectID)
@@ -219,12 +216,30 @@ extension ManagedObjectContext {
             if rowWriter != nil && !overrides.hasAny && typedAttributes.of(object.entity) {
                 // The record would have failed on a dangling to-many reference: so does the row.
                 try checkToManyTargets(of: object, ids: id)
-                rowObjects.append(object)
-                rowIDs.append(objectID)
                 return
             }
+            recordSlots.append(slot)
             let values = try storeValues(of: object, ids: id, overrides: objectOverrides).values
             changes.inserted.append(StoreRecord(objectID: objectID, version: 1, values: values))
+        }
+        var rowObjects: [ManagedObject] = [], rowIDs: [ManagedObjectID] = []
+        if rowWriter != nil {
+            if recordSlots.isEmpty {
+                // The same buffers: no reference taken per object.
+                (rowObjects, rowIDs) = (insertedObjects, outcome.permanentIDs)
+            } else {
+                rowObjects.reserveCapacity(insertedObjects.count - recordSlots.count)
+                rowIDs.reserveCapacity(insertedObjects.count - recordSlots.count)
+                var nextRecord = 0
+                for slot in insertedObjects.indices {
+                    if nextRecord < recordSlots.count && recordSlots[nextRecord] == slot {
+                        nextRecord += 1
+                        continue
+                    }
+                    rowObjects.append(insertedObjects[slot])
+                    rowIDs.append(outcome.permanentIDs[slot])
+                }
+            }
         }
         var rows = InsertedObjectRows(
             objects: rowObjects, ids: rowIDs,
