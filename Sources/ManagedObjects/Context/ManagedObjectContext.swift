@@ -226,8 +226,9 @@ public final class ManagedObjectContext {
         var staged = stagedInsertions
         stagedInsertions = []
         insertedSet.reserveCapacity(insertedSet.count + staged.count)
-        // Each object moves from the array into the set: no retain and release per object.
-        while let object = staged.popLast() { insertedSet.insert(object) }
+        // Each object moves from the array into the set, which does not hold it yet:
+        // `update(with:)` hands back no member (`insert` returns one, retained, to be released).
+        while let object = staged.popLast() { insertedSet.update(with: object) }
     }
 
     /// The objects inserted since the last save.
@@ -601,7 +602,9 @@ public final class ManagedObjectContext {
     /// `unannouncedInsertions`), made once for the notification.
     var unannouncedInserted: Set<ManagedObject> {
         var objects = Set<ManagedObject>(minimumCapacity: unannouncedInsertions.count)
-        for object in unannouncedInsertions where object.flags.contains(.insertionUnannounced) { objects.insert(object) }
+        // `update(with:)` adds an object without handing back a member to release, as `insert`
+        // does; an object noted twice (forgotten, then inserted again) replaces itself.
+        for object in unannouncedInsertions where object.flags.contains(.insertionUnannounced) { objects.update(with: object) }
         return objects
     }
 
