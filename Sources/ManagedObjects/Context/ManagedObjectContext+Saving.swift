@@ -692,7 +692,7 @@ extension ManagedObjectContext {
             registered[object.objectID] = nil
             object.objectID = id
             object.saveSlot = -1
-            registered[id] = object
+            registered.insert(object, id: id)
             object.flags.remove([.inserted, .updated])
             object.snapshot = Self.snapshot(of: object, overrides: &overrides)
             object.snapshotVersion = 1

@@ -66,8 +66,9 @@ struct ObjectRegistry {
         }
     }
 
-    /// Registers `object`, whose ID is `id`, replacing the object registered under it.
-    private mutating func insert(_ object: ManagedObject, id: ManagedObjectID) {
+    /// Registers `object`, whose ID is `id`, replacing the object registered under it. Unlike
+    /// the subscript's setter, it takes no reference to `object` for the call.
+    mutating func insert(_ object: ManagedObject, id: ManagedObjectID) {
         if let position = slot(of: id) {
             slots[position] = Unmanaged.passUnretained(object)
             return
