@@ -164,4 +164,14 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     public override var description: String {
         "AttributeDescription(\(entity?.name ?? "?").\(name): \(attributeType))"
     }
+
+    override var reflectedFields: [Mirror.Child] {
+        super.reflectedFields + [
+            ("attributeType", attributeType), ("defaultValue", defaultValue as Any),
+            ("minimumValue", minimumValue as Any), ("maximumValue", maximumValue as Any),
+            ("minimumLength", minimumLength as Any), ("maximumLength", maximumLength as Any),
+            ("regularExpression", regularExpression as Any), ("valueTransformerName", valueTransformerName as Any),
+            ("preservesValueInHistoryOnDeletion", preservesValueInHistoryOnDeletion),
+        ]
+    }
 }

@@ -73,6 +73,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// names instead of hashing the key. SAFETY: a property of ``properties``, which the entity
     /// holds for its whole life, so the unretained reference is valid while the entity is.
     private let lastNamedProperty = Atomic<Unmanaged<PropertyDescription>?>(nil)
+    /// What the object layer worked out for this entity and a class (its `@Managed` fields'
+    /// slots, its validation plan, …), freed with the entity.
+    let classCaches = DescriptionClassCaches()
     /// The property named `key`, inherited ones included: ``propertiesByName``'s answer, with the
     /// last property found kept, so that asking for one key again and again (one key set on
     /// many objects) compares two names instead of hashing the key.

@@ -10,7 +10,7 @@ import Foundation
 /// Corresponds to Core Data's `NSPropertyDescription`; differences: immutable and made only by a
 /// model, no `isIndexed`, `isReadOnly` or validation predicates (attributes have typed
 /// constraints instead), and not subclassable outside this module.
-public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
+public class PropertyDescription: @unchecked Sendable, CustomStringConvertible, CustomReflectable {
     // SAFETY: the back-references (`entity`, a relationship's destination and inverse), `index`
     // and `lifetime` are the only mutable state. They are written once, inside
     // `ManagedObjectModel.init`, before the model or any of its descriptions can be reached from
@@ -93,6 +93,24 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     /// Corresponds to `-[NSPropertyDescription description]`; differences: one short line.
     public var description: String {
         "\(type(of: self))(\(entity?.name ?? "?").\(name))"
+    }
+
+    /// The property's fields for `dump` and debuggers, with the entity named rather than held.
+    ///
+    /// The back-references (the entity, a relationship's destination and inverse) are left out:
+    /// they do not keep their model alive, and a property kept after its model is gone must
+    /// still be safe to print.
+    public var customMirror: Mirror {
+        Mirror(self, children: reflectedFields, displayStyle: .class)
+    }
+
+    /// The fields `customMirror` shows; subclasses add theirs.
+    var reflectedFields: [Mirror.Child] {
+        [
+            ("name", name), ("entityName", entity?.name as Any), ("isOptional", isOptional),
+            ("isTransient", isTransient), ("renamingIdentifier", renamingIdentifier as Any), ("userInfo", userInfo),
+            ("versionHash", versionHash),
+        ]
     }
 
     /// Starts the version-hash encoding with the fields every property hashes.

@@ -52,6 +52,9 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
         set { unretainedInverse = newValue }
     }
     private unowned(unsafe) var unretainedInverse: RelationshipDescription?
+    /// What the object layer worked out for this relationship and a class, freed with the
+    /// relationship.
+    let classCaches = DescriptionClassCaches()
     /// Whether the relationship holds a collection of objects rather than one object.
     ///
     /// Corresponds to Core Data's `NSRelationshipDescription.isToMany`.
@@ -134,5 +137,13 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
     public override var description: String {
         "RelationshipDescription(\(entity?.name ?? "?").\(name) -> \(destinationEntityName)"
             + (isToMany ? (isOrdered ? ", ordered to-many)" : ", to-many)") : ")")
+    }
+
+    override var reflectedFields: [Mirror.Child] {
+        super.reflectedFields + [
+            ("destinationEntityName", destinationEntityName), ("inverseRelationshipName", inverseRelationshipName as Any),
+            ("isToMany", isToMany), ("isOrdered", isOrdered), ("deleteRule", deleteRule), ("minCount", minCount),
+            ("maxCount", maxCount),
+        ]
     }
 }

@@ -3,63 +3,103 @@ import Synchronization
 /// Answers worked out once per managed-object class and entity, shared by every thread.
 typealias ClassEntityCache<Value: Sendable> = ClassKeyedCache<EntityDescription, Value>
 
+/// A model description that keeps the answers caches worked out for it (an entity, a
+/// relationship), so that they go away with it.
+protocol ClassCacheHolding: AnyObject, Sendable {
+    /// The answers cached for this description.
+    var classCaches: DescriptionClassCaches { get }
+}
+
 /// Answers worked out once per managed-object class and model description (an entity, a
 /// relationship), shared by every thread.
 ///
-/// Each answer is kept with its description: holding it keeps its identifier from being reused
-/// by another description while the answer is cached.
-final class ClassKeyedCache<Description: AnyObject & Sendable, Value: Sendable>: Sendable {
-    private struct Key: Hashable, Sendable {
-        var type: ObjectIdentifier
-        var description: ObjectIdentifier
-    }
-
-    /// One answer, with its key and description. Never freed while the cache lives: `answers`
-    /// keeps every one, so `last` may point at one without retaining it.
-    private final class Answer: Sendable {
-        let key: Key
-        let description: Description
-        let value: Value
-
-        init(key: Key, description: Description, value: Value) {
-            self.key = key
-            self.description = description
-            self.value = value
-        }
-    }
-
-    private let answers = Mutex<[Key: Answer]>([:])
-
-    /// The last answer asked for or made, read without the lock: a loop over many objects of
-    /// one class and entity (a fetch making them, inserting, validating, saving) finds it
-    /// with one atomic load, no hashing and no lock.
-    private let last = Atomic<Unmanaged<Answer>?>(nil)
-
+/// The answers live on the description (`DescriptionClassCaches`), not in the cache: a model
+/// that is dropped frees its descriptions and their answers, however many objects were made
+/// from it. A cache is one of a few process-wide constants; it names its answers.
+final class ClassKeyedCache<Description: ClassCacheHolding, Value: Sendable>: Sendable {
     /// The answer for `type` and `description`, worked out with `compute` the first time
-    /// (outside the lock: two threads may both compute it, and the answers are the same).
+    /// (outside any lock: two threads may both compute it, and the answers are the same).
+    @inline(__always)
     func value(for type: ManagedObject.Type, _ description: Description, compute: () -> Value) -> Value {
-        let key = Key(type: ObjectIdentifier(type), description: ObjectIdentifier(description))
-        // SAFETY: every answer stays in `answers` as long as the cache, so the unretained one is valid.
-        if let last = last.load(ordering: .acquiring)?.takeUnretainedValue(), last.key == key { return last.value }
-        if let known = answers.withLock({ $0[key] }) {
-            last.store(Unmanaged.passUnretained(known), ordering: .releasing)
-            return known.value
-        }
-        let value = compute()
-        let answer = answers.withLock { answers in
-            if let existing = answers[key] { return existing }
-            let answer = Answer(key: key, description: description, value: value)
-            answers[key] = answer
-            return answer
-        }
-        last.store(Unmanaged.passUnretained(answer), ordering: .releasing)
-        return answer.value
+        description.classCaches.value(
+            for: DescriptionClassCaches.Key(cache: ObjectIdentifier(self), type: ObjectIdentifier(type)),
+            as: Value.self, compute: compute)
     }
 }
 
 extension ClassKeyedCache where Description == EntityDescription {
     /// The answer for `type` and `entity`, worked out with `compute` the first time.
+    @inline(__always)
     func value(for type: ManagedObject.Type, entity: EntityDescription, compute: () -> Value) -> Value {
         value(for: type, entity, compute: compute)
     }
 }
+
+/// The answers the caches hold for one description, by cache and class.
+///
+/// Read without a lock: readers load the current table (an immutable list, a handful of
+/// entries: a few caches, usually one class per entity) and compare keys. A writer publishes a
+/// new table with the answer added, under `tables`' lock; every table published stays in
+/// `tables` until the description goes away, so a table a reader loaded is never freed under it.
+final class DescriptionClassCaches: Sendable {
+    /// Which cache and which class an answer is for. Both identify objects that are never freed
+    /// (caches are static constants, classes are never unloaded), so neither is reused.
+    struct Key: Equatable, Sendable {
+        var cache: ObjectIdentifier
+        var type: ObjectIdentifier
+    }
+
+    /// One answer: the cache of its key makes answers of exactly one `Value` type.
+    private final class Answer<Value: Sendable>: Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    /// An immutable list of answers, with their keys at the same positions.
+    private final class Table: Sendable {
+        let keys: [Key]
+        let answers: [any AnyObject & Sendable]
+
+        init(keys: [Key], answers: [any AnyObject & Sendable]) {
+            self.keys = keys
+            self.answers = answers
+        }
+    }
+
+    /// The latest table. SAFETY: a table of `tables`, which keeps it as long as `self`.
+    private let current = Atomic<Unmanaged<Table>?>(nil)
+    /// Every table published, the latest last.
+    private let tables = Mutex<[Table]>([])
+
+    /// The answer for `key`, worked out with `compute` the first time.
+    @inline(__always)
+    func value<Value: Sendable>(for key: Key, as _: Value.Type, compute: () -> Value) -> Value {
+        if let table = current.load(ordering: .acquiring)?.takeUnretainedValue() {
+            for index in table.keys.indices where table.keys[index] == key {
+                // SAFETY: the key's cache stores answers of its own `Value` type only.
+                return unsafeDowncast(table.answers[index], to: Answer<Value>.self).value
+            }
+        }
+        return add(compute(), for: key)
+    }
+
+    /// Publishes `value` as the answer for `key`, or returns the answer another thread
+    /// published first.
+    @inline(never)
+    private func add<Value: Sendable>(_ value: Value, for key: Key) -> Value {
+        tables.withLock { tables in
+            let latest = tables.last
+            if let latest, let index = latest.keys.firstIndex(of: key) {
+                return unsafeDowncast(latest.answers[index], to: Answer<Value>.self).value
+            }
+            let table = Table(
+                keys: (latest?.keys ?? []) + [key], answers: (latest?.answers ?? []) + [Answer(value)])
+            tables.append(table)
+            current.store(Unmanaged.passUnretained(table), ordering: .releasing)
+            return value
+        }
+    }
+}
+
+extension EntityDescription: ClassCacheHolding {}
+extension RelationshipDescription: ClassCacheHolding {}
