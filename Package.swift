@@ -24,6 +24,8 @@ let package = Package(
         .executableTarget(name: "ArchiveFuzzer", dependencies: ["ModelObjects", "SampleModels"], exclude: ["Archive.dict"]),
         .executableTarget(
             name: "PredicateFuzzer", dependencies: ["ModelObjects", "SampleModels"], exclude: ["PredicateFormat.dict"]),
+        .executableTarget(
+            name: "ModelFileFuzzer", dependencies: ["ModelObjects", "ManagedObjects"], exclude: ["ModelFile.dict"]),
         // A save loop the crash tests kill with SIGKILL; not a product.
         .executableTarget(name: "StoreCrashWorker", dependencies: ["ManagedObjects"]),
         .testTarget(
