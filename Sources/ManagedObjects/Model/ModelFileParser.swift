@@ -34,6 +34,7 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
 
     /// Parses model XML read from `url`.
     static func parse(_ data: Data, from url: URL) throws -> ModelFileParser {
+        try checkEncoding(of: data, from: url)
         let delegate = ModelFileParser(url: url)
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = false
@@ -51,6 +52,42 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
                 .malformedModelFile, file: url, message: "expected a <model> element, found an empty document")
         }
         return delegate
+    }
+
+    /// Throws unless `data` is UTF-8 (or ASCII) text that starts like XML.
+    ///
+    /// Xcode writes model files in UTF-8. Other encodings are refused before the XML parser
+    /// sees them: libxml2 (under FoundationXML on Linux) crashes switching to some of them
+    /// (`encoding="UTF-32"`, `encoding="EBCDIC-US"`, `encoding="UTF-7"` in longer files), so
+    /// a file that names one, or starts in another (a UTF-16 or UTF-32 byte order mark, a
+    /// document not starting with `<`), is malformed here.
+    static func checkEncoding(of data: Data, from url: URL) throws {
+        var bytes = data[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        bytes = bytes.drop(while: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D })
+        guard bytes.isEmpty || bytes.first == UInt8(ascii: "<") else {
+            throw ModelError(
+                .malformedModelFile, file: url,
+                message: "a model file is UTF-8 text starting with '<'; this one starts with byte 0x"
+                    + String(bytes[bytes.startIndex], radix: 16))
+        }
+        // The XML declaration, when there is one: `<?xml version="1.0" encoding="UTF-8"?>`.
+        guard bytes.starts(with: Array("<?xml".utf8)) else { return }
+        let declaration = bytes.prefix(while: { $0 != UInt8(ascii: ">") }).prefix(512)
+        guard let text = String(bytes: declaration, encoding: .ascii) else {
+            throw ModelError(.malformedModelFile, file: url, line: 1, message: "the XML declaration is not ASCII text")
+        }
+        guard let attribute = text.range(of: "encoding") else { return }
+        let rest = text[attribute.upperBound...].drop(while: { $0 == " " || $0 == "=" || $0 == "\t" })
+        guard let quote = rest.first, quote == "\"" || quote == "'" else {
+            throw ModelError(.malformedModelFile, file: url, line: 1, message: "the XML declaration's encoding has no quoted name")
+        }
+        let name = rest.dropFirst().prefix(while: { $0 != quote })
+        guard ["utf-8", "utf8", "us-ascii", "ascii"].contains(name.lowercased()) else {
+            throw ModelError(
+                .malformedModelFile, file: url, line: 1,
+                message: "the file declares encoding \"\(name)\"; model files are UTF-8")
+        }
     }
 
     // MARK: - XMLParserDelegate

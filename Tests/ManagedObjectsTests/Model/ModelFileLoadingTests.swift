@@ -337,6 +337,39 @@ import Testing
         #expect(error?.fileURL == file, "\(label)")
     }
 
+    /// libxml2 under FoundationXML crashes switching to some encodings a declaration names
+    /// (UTF-32 and EBCDIC here, found by the model-file fuzz target): model files are UTF-8, and
+    /// a file in, or naming, another encoding is refused before it is parsed.
+    @Test(arguments: [
+        ("UTF-32 declared", Data(#"<?xml version="1.0" encoding="UTF-32"?><model><entity name="A"/></model>"#.utf8)),
+        ("EBCDIC declared", Data(#"<?xml version="1.0" encoding='EBCDIC-US'?><model><entity name="A"/></model>"#.utf8)),
+        ("UTF-7 declared", Data(#"<?xml version="1.0" encoding="UTF-7" standalone="yes"?><model/>"#.utf8)),
+        ("Latin-1 declared", Data(#"<?xml version="1.0" encoding="ISO-8859-1"?><model/>"#.utf8)),
+        ("encoding without a quoted name", Data(#"<?xml version="1.0" encoding=UTF-8?><model/>"#.utf8)),
+        ("UTF-16 with a byte order mark", Data([0xFE, 0xFF, 0x00, 0x3C, 0x00, 0x6D])),
+        ("UTF-32 without a mark", Data([0x00, 0x00, 0x00, 0x3C, 0x00, 0x00, 0x00, 0x3F])),
+        ("EBCDIC signature", Data([0x4C, 0x6F, 0xA7, 0x94])),
+    ])
+    func modelFilesInOtherEncodingsAreMalformed(label: String, data: Data) throws {
+        let directory = try ModelTestDirectory()
+        let file = directory.url.appendingPathComponent("contents")
+        try data.write(to: file)
+        let error = loadError(file)
+        #expect(error?.code == .malformedModelFile, "\(label)")
+        #expect(error?.fileURL == file, "\(label)")
+    }
+
+    @Test(arguments: ["UTF-8", "utf-8", "US-ASCII"])
+    func modelFilesDeclaringUTF8OrASCIILoad(encoding: String) throws {
+        let directory = try ModelTestDirectory()
+        // With a UTF-8 byte order mark, which the check skips.
+        let text = "\u{FEFF}<?xml version=\"1.0\" encoding='\(encoding)' standalone=\"yes\"?>\n"
+            + #"<model><entity name="A"><attribute name="x" optional="YES" attributeType="String"/></entity></model>"#
+        let file = try directory.write(text, to: "contents")
+        let model = try ManagedObjectModel(contentsOf: file)
+        #expect(model.entity(named: "A")?.attributesByName["x"] != nil)
+    }
+
     @Test func unknownEntitiesInTemplatesAndConfigurationsAreReported() throws {
         let directory = try ModelTestDirectory()
         let file = try directory.write(
