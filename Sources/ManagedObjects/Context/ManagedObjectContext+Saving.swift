@@ -728,7 +728,13 @@ extension ManagedObjectContext {
     /// Updates the context after a successful write.
     private func finishSave(_ outcome: SaveOutcome) {
         var updatedIDs = Set<ManagedObjectID>(), deletedIDs = Set<ManagedObjectID>()
-        let insertedIDs = Set(outcome.permanentIDs)
+        // Each ID copied once, into the set: `Set(_:)` inserts a copy of each element and hands
+        // back another (`insert`'s member), a retain and a release of the ID's entity per ID
+        // besides the set's own.
+        var insertedIDs = Set<ManagedObjectID>(minimumCapacity: outcome.permanentIDs.count)
+        outcome.permanentIDs.withUnsafeBufferPointer { ids in
+            for index in ids.indices { insertedIDs.update(with: ids[index]) }
+        }
         let savedInsertedSet = inserted
         // Each object leaves the registry under its temporary ID and joins it under its permanent
         // one: the registry keeps its size.
