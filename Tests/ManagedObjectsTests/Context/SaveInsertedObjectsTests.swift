@@ -122,6 +122,31 @@ import Testing
         #expect(!grace.flags.contains(.insertionUnannounced))
     }
 
+    @Test func aSQLiteSaveWritesEveryInsertedObjectsRowWithItsValuesAndRelationship() throws {
+        try TestStore.$kind.withValue(.sqlite) {
+            let stack = try ManagedTestStack()
+            let departments = (0..<3).map { stack.department("D\($0)") }
+            let employees = (0..<300).map { index -> TestEmployee in
+                let employee = stack.employee("E\(index)")
+                employee.salary = Double(index)
+                employee.department = departments[index % 3]
+                return employee
+            }
+            try stack.context.save()
+            let reader = stack.makeContext()
+            var request = FetchRequest<TestEmployee>(entityName: "Employee")
+            request.returnsObjectsAsFaults = false
+            let read = try reader.fetch(request)
+            #expect(read.count == 300)
+            let byID = Dictionary(uniqueKeysWithValues: read.map { ($0.objectID, $0) })
+            for (index, employee) in employees.enumerated() {
+                let copy = try #require(byID[employee.objectID])
+                #expect(copy.firstName == "E\(index)" && copy.salary == Double(index))
+                #expect(copy.department?.objectID == departments[index % 3].objectID)
+            }
+        }
+    }
+
     // MARK: - The save's passes
 
     @Test func aNewObjectDeletedByAnotherOnesWillSaveIsNeitherValidatedNorSaved() throws {
