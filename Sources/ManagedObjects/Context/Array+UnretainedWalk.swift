@@ -15,4 +15,17 @@ extension Array where Element: AnyObject {
             }
         }
     }
+
+    /// Calls `body` with each element of `range` and its index, as `forEachUnretained(_:)`
+    /// does for every element.
+    @inline(__always)
+    func forEachUnretained(in range: Range<Int>, _ body: (_ index: Int, _ element: Element) throws -> Void) rethrows {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "range \(range) outside 0..<\(count)")
+        try withUnsafeBufferPointer { elements in
+            for index in range {
+                // SAFETY: `elements` keeps the element alive for the call.
+                try Unmanaged.passUnretained(elements[index])._withUnsafeGuaranteedRef { try body(index, $0) }
+            }
+        }
+    }
 }

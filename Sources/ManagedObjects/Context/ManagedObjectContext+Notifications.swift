@@ -49,9 +49,13 @@ extension ManagedObjectContext {
 
     /// Posts the objects-did-change notification for the changes not yet announced.
     func postObjectsDidChange() {
-        let inserted = unannouncedInserted, updated = unannouncedUpdated.subtracting(inserted)
+        let (inserted, isEveryEntry) = unannouncedInserted()
+        let updated = unannouncedUpdated.subtracting(inserted)
         let deleted = unannouncedDeleted, refreshed = unannouncedRefreshed
-        clearUnannouncedInsertions()
+        let entries = clearUnannouncedInsertions()
+        // The entries are the inserted objects, each once: the save walks them (moved, not
+        // copied, and not released here).
+        if keepsAnnouncedInsertions && isEveryEntry { keptAnnouncedInsertions = (inserted, entries) }
         unannouncedUpdated = []
         unannouncedDeleted = []
         unannouncedRefreshed = []

@@ -28,13 +28,17 @@ extension ManagedObjectContext {
     ///
     /// Corresponds to `-[NSManagedObjectContext save:]`.
     public func save() throws {
+        keepsAnnouncedInsertions = true
         processPendingChanges()
+        keepsAnnouncedInsertions = false
+        let announced = keptAnnouncedInsertions
+        keptAnnouncedInsertions = nil
         // Before anything else: an edit skipped for want of a relationship may be the only change.
         try throwRelationshipReadFailure()
         guard hasChanges else { return }
         notificationCenter.post(name: Self.willSaveNotification, object: self)
-        notifyWillSave()
-        try validateChanges()
+        var insertedObjects = notifyWillSave(announced: announced)
+        try validateChanges(&insertedObjects)
         // Validation may need a relationship (a class validator of its key) and fail to read it.
         try throwRelationshipReadFailure()
         let outcome: SaveOutcome
@@ -44,32 +48,75 @@ extension ManagedObjectContext {
         } else {
             outcome = try persistentStoreCoordinator.performSave {
                 try resolveUniquenessConflicts()
-                return try writeChanges()
+                return try writeChanges(insertedObjects.current(in: self))
             }
         }
         finishSave(outcome)
     }
 
+    /// The inserted objects of a save as one array, walked by the save's passes (`willSave()`,
+    /// validation, the write, `didSave()`) without a reference per object, with the set it
+    /// holds. Each retain or release is an atomic write to an object's header, usually out of
+    /// the cache, that the processor cannot overlap with the next object's: a copy of the set
+    /// per pass cost two per object. Usually the array is the insertions the save's
+    /// `processPendingChanges()` announced, in the order they were made (so the passes walk the
+    /// objects in the order they were allocated), moved here rather than released; else one
+    /// made from the set.
+    struct InsertedObjectsOfSave {
+        /// The set `array` holds.
+        private(set) var set: Set<ManagedObject>
+        /// The objects of `set`, each once.
+        private(set) var array: [ManagedObject]
+
+        /// The objects of `set`: `announced`'s array when it holds them (its set is `set`).
+        init(_ set: Set<ManagedObject>, announced: (set: Set<ManagedObject>, array: [ManagedObject])? = nil) {
+            self.set = set
+            if let announced, announced.set == set, announced.array.count == set.count {
+                array = announced.array
+            } else {
+                array = Array(set)
+            }
+        }
+
+        /// The context's inserted objects now: `array` when `inserted` is still `set` (the
+        /// usual case: one comparison of storage), else an array of the new set, kept.
+        mutating func current(in context: ManagedObjectContext) -> [ManagedObject] {
+            let now = context.inserted
+            if now != set { self = InsertedObjectsOfSave(now) }
+            return array
+        }
+    }
+
     /// Calls `willSave()` once on every inserted, updated and deleted object, in rounds: objects
     /// that join those sets during a round (through a `willSave()`, or the pending changes
     /// processed after it) are called in the next one.
-    private func notifyWillSave() {
+    ///
+    /// - Parameter announced: The insertions the save's `processPendingChanges()` announced,
+    ///   when they were every inserted object (see `keepsAnnouncedInsertions`).
+    /// - Returns: The inserted objects of the first round, for the save's other passes.
+    private func notifyWillSave(announced: (set: Set<ManagedObject>, array: [ManagedObject])?) -> InsertedObjectsOfSave {
         // The first round calls every object: the three sets are disjoint (an object is in the
         // one its inserted, updated or deleted flag names). The sets are kept as they were, so
         // that when the round leaves them as they were (the usual case: no `willSave()` changes
         // anything), telling takes one comparison of storage each and no object is hashed.
         let before = (inserted: inserted, updated: updated, deleted: deleted)
-        var pending: [ManagedObject] = []
-        pending.reserveCapacity(before.inserted.count + before.updated.count + before.deleted.count)
-        pending.append(contentsOf: before.inserted)
-        pending.append(contentsOf: before.updated)
-        pending.append(contentsOf: before.deleted)
-        if pending.isEmpty { return }
-        for object in pending { object.willSave() }
+        // The arrays hold every object of the round (a `willSave()` may take it out of the
+        // context): it is walked without a reference per object.
+        let insertedObjects = InsertedObjectsOfSave(before.inserted, announced: announced)
+        var others: [ManagedObject] = []
+        others.reserveCapacity(before.updated.count + before.deleted.count)
+        others.append(contentsOf: before.updated)
+        others.append(contentsOf: before.deleted)
+        if insertedObjects.array.isEmpty && others.isEmpty { return insertedObjects }
+        insertedObjects.array.forEachUnretained { _, object in object.willSave() }
+        others.forEachUnretained { _, object in object.willSave() }
         processPendingChanges()
-        if inserted == before.inserted && updated == before.updated && deleted == before.deleted { return }
-        var notified = Set<ObjectIdentifier>(minimumCapacity: pending.count)
-        for object in pending { notified.insert(ObjectIdentifier(object)) }
+        if inserted == before.inserted && updated == before.updated && deleted == before.deleted { return insertedObjects }
+        var notified = Set<ObjectIdentifier>(minimumCapacity: insertedObjects.array.count + others.count)
+        for objects in [insertedObjects.array, others] {
+            objects.forEachUnretained { _, object in notified.insert(ObjectIdentifier(object)) }
+        }
+        var pending: [ManagedObject] = []
         for _ in 1..<100 {
             // Collected before any `willSave()` runs: changes made there are seen next round.
             pending = []
@@ -80,6 +127,7 @@ extension ManagedObjectContext {
             for object in pending where notified.insert(ObjectIdentifier(object)).inserted { object.willSave() }
             processPendingChanges()
         }
+        return insertedObjects
     }
 
     /// Gives the objects that have temporary IDs permanent ones now, before a save: the IDs
@@ -127,9 +175,12 @@ extension ManagedObjectContext {
         if chain.parentStore != nil || !chain.children.isEmpty { chainRoot.adoptPermanentIDs(renames) }
     }
 
-    private func validateChanges() throws {
+    private func validateChanges(_ insertedObjects: inout InsertedObjectsOfSave) throws {
         var errors: [any Error] = []
-        for object in inserted { do { try object.validateForInsert() } catch { errors.append(error) } }
+        // The array holds every object for the walk.
+        insertedObjects.current(in: self).forEachUnretained { _, object in
+            do { try object.validateForInsert() } catch { errors.append(error) }
+        }
         for object in updated { do { try object.validateForUpdate() } catch { errors.append(error) } }
         for object in deleted { do { try object.validateForDelete() } catch { errors.append(error) } }
         if let error = ValidationError.combining(errors) { throw error }
@@ -161,11 +212,11 @@ extension ManagedObjectContext {
         var vanished: [ManagedObject] = []
     }
 
-    /// Builds the store request, checks conflicts and writes. Runs under the coordinator's save lock.
-    private func writeChanges() throws -> SaveOutcome {
+    /// Builds the store request, checks conflicts and writes; `insertedObjects` are the
+    /// objects of `inserted`. Runs under the coordinator's save lock.
+    private func writeChanges(_ insertedObjects: [ManagedObject]) throws -> SaveOutcome {
         let store = try persistentStoreCoordinator.storeForNewObjects()
         var outcome = SaveOutcome()
-        let insertedObjects = Array(inserted)
         // Each inserted object knows its position in `insertedObjects` (its save slot), where
         // its permanent ID is found while the records are built.
         let permanentIDs = SavePermanentIDs(count: insertedObjects.count)
@@ -677,7 +728,13 @@ extension ManagedObjectContext {
     /// Updates the context after a successful write.
     private func finishSave(_ outcome: SaveOutcome) {
         var updatedIDs = Set<ManagedObjectID>(), deletedIDs = Set<ManagedObjectID>()
-        let insertedIDs = Set(outcome.permanentIDs)
+        // Each ID copied once, into the set: `Set(_:)` inserts a copy of each element and hands
+        // back another (`insert`'s member), a retain and a release of the ID's entity per ID
+        // besides the set's own.
+        var insertedIDs = Set<ManagedObjectID>(minimumCapacity: outcome.permanentIDs.count)
+        outcome.permanentIDs.withUnsafeBufferPointer { ids in
+            for index in ids.indices { insertedIDs.update(with: ids[index]) }
+        }
         let savedInsertedSet = inserted
         // Each object leaves the registry under its temporary ID and joins it under its permanent
         // one: the registry keeps its size.
@@ -716,7 +773,8 @@ extension ManagedObjectContext {
         deleted = []
         unannouncedUpdated.subtract(outcome.savedUpdated)
         // In that order, without joining the arrays (a copy, and a retain and release per object).
-        for object in outcome.savedInserted { object.didSave() }
+        // `outcome` holds every object for the walk.
+        outcome.savedInserted.forEachUnretained { _, object in object.didSave() }
         for object in outcome.savedUpdated { object.didSave() }
         for object in outcome.savedDeleted { object.didSave() }
         let userInfo: [AnyHashable: Any] = [

@@ -91,6 +91,8 @@ public final class ManagedObjectContext {
             insertedSet = newValue
         }
     }
+    /// The number of objects of `inserted`, without joining the staged insertions.
+    var insertedCount: Int { insertedSet.count + stagedInsertions.count }
     /// The inserted objects as of the last read of `inserted`.
     @exclusivity(unchecked) private var insertedSet: Set<ManagedObject> = []
     /// Objects inserted since the last read of `inserted`, each once and none in `insertedSet`
@@ -109,6 +111,16 @@ public final class ManagedObjectContext {
     /// `insertionUnannounced` flag (one taken out keeps its entry without the flag, and has a
     /// second entry if inserted again), so an insertion costs an append, not a set insertion.
     @exclusivity(unchecked) var unannouncedInsertions: [ManagedObject] = []
+    /// Whether an object may have two entries in `unannouncedInsertions`: one was taken out
+    /// (`forgetUnannouncedInsertion(of:)`) since it was last emptied, and may have come back.
+    @exclusivity(unchecked) var unannouncedInsertionsMayRepeat = false
+    /// Set by `save()` around its `processPendingChanges()`: insertions announced then that are
+    /// every inserted object, each once, are kept in `keptAnnouncedInsertions` for the save,
+    /// which walks that array instead of making one from the set (see `InsertedObjectsOfSave`).
+    @exclusivity(unchecked) var keepsAnnouncedInsertions = false
+    /// The insertions the save's `processPendingChanges()` announced, with the set of inserted
+    /// objects they were (see `keepsAnnouncedInsertions`); taken by the save at once.
+    @exclusivity(unchecked) var keptAnnouncedInsertions: (set: Set<ManagedObject>, array: [ManagedObject])?
     @exclusivity(unchecked) var unannouncedUpdated: Set<ManagedObject> = []
     @exclusivity(unchecked) var unannouncedDeleted: Set<ManagedObject> = []
     @exclusivity(unchecked) var unannouncedRefreshed: Set<ManagedObject> = []
@@ -297,7 +309,8 @@ public final class ManagedObjectContext {
 
     func register(_ object: ManagedObject) {
         object.context = self
-        registered[object.objectID] = object
+        // Not the subscript's setter, which takes a reference to `object` for the call.
+        registered.insert(object, id: object.objectID)
     }
 
     /// Called by an object's `deinit`: it must leave the registry without being retained.
@@ -599,27 +612,56 @@ public final class ManagedObjectContext {
     }
 
     /// The objects inserted since the last objects-did-change notification (see
-    /// `unannouncedInsertions`), made once for the notification.
-    var unannouncedInserted: Set<ManagedObject> {
+    /// `unannouncedInsertions`), made once for the notification; `isEveryEntry` tells whether
+    /// they are `unannouncedInsertions` itself, entry for entry (each once).
+    ///
+    /// Usually they are every object of `inserted` (inserted since the last save, with no
+    /// `processPendingChanges()` between): the set is then `inserted` itself, shared, and no
+    /// object is retained or hashed for it. Telling takes one walk reading each entry's flags:
+    /// entries flagged unannounced are distinct objects (unless one was forgotten and inserted
+    /// again), each flagged `.inserted` is in `inserted`, so as many as `inserted` has are all of it.
+    func unannouncedInserted() -> (objects: Set<ManagedObject>, isEveryEntry: Bool) {
+        let insertedCount = self.insertedCount
+        if insertedCount > 0 && !unannouncedInsertionsMayRepeat && unannouncedInsertions.count >= insertedCount {
+            var flagged = 0, allInserted = true
+            unannouncedInsertions.forEachUnretained { _, object in
+                let flags = object.flags
+                guard flags.contains(.insertionUnannounced) else { return }
+                flagged += 1
+                if !flags.contains(.inserted) { allInserted = false }
+            }
+            if allInserted && flagged == insertedCount { return (inserted, flagged == unannouncedInsertions.count) }
+        }
         var objects = Set<ManagedObject>(minimumCapacity: unannouncedInsertions.count)
         // `update(with:)` adds an object without handing back a member to release, as `insert`
         // does; an object noted twice (forgotten, then inserted again) replaces itself.
         for object in unannouncedInsertions where object.flags.contains(.insertionUnannounced) { objects.update(with: object) }
-        return objects
+        return (objects, false)
     }
 
     /// Takes `object` out of the unannounced insertions without announcing it: a change made while
     /// it was there joins `unannouncedUpdated`, as it would have without the flag.
     func forgetUnannouncedInsertion(of object: ManagedObject) {
         guard object.flags.contains(.insertionUnannounced) else { return }
+        // Inserted again, it would have a second entry.
+        unannouncedInsertionsMayRepeat = true
         if object.flags.contains(.changedWhileInsertionUnannounced) { unannouncedUpdated.insert(object) }
         object.flags.remove([.insertionUnannounced, .changedWhileInsertionUnannounced])
     }
 
     /// Empties `unannouncedInsertions` (announced or discarded), clearing its objects' flags.
-    func clearUnannouncedInsertions() {
-        for object in unannouncedInsertions { object.flags.remove([.insertionUnannounced, .changedWhileInsertionUnannounced]) }
+    ///
+    /// - Returns: The entries it held.
+    @discardableResult
+    func clearUnannouncedInsertions() -> [ManagedObject] {
+        let entries = unannouncedInsertions
         unannouncedInsertions = []
+        unannouncedInsertionsMayRepeat = false
+        // The array holds every object for the walk.
+        entries.forEachUnretained { _, object in
+            object.flags.remove([.insertionUnannounced, .changedWhileInsertionUnannounced])
+        }
+        return entries
     }
 
     func undoInsertion(of object: ManagedObject) {

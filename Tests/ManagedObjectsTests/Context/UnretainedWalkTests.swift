@@ -52,6 +52,31 @@ import Testing
         #expect(visited == [0, 1, 2, 3])
     }
 
+    @Test func aRangeWalkVisitsExactlyTheRangeInOrderWithTheArraysIndexes() {
+        let boxes = (0..<20).map(Box.init)
+        var visited: [(Int, Int)] = []
+        boxes.forEachUnretained(in: 5..<12) { index, box in visited.append((index, box.number)) }
+        #expect(visited.map(\.0) == Array(5..<12))
+        #expect(visited.map(\.1) == Array(5..<12))
+        var visits = 0
+        boxes.forEachUnretained(in: 20..<20) { _, _ in visits += 1 }
+        boxes.forEachUnretained(in: 0..<0) { _, _ in visits += 1 }
+        #expect(visits == 0)
+    }
+
+    @Test func aThrowingVisitStopsARangeWalk() {
+        let boxes = (0..<10).map(Box.init)
+        var visited: [Int] = []
+        let error = #expect(throws: Stop.self) {
+            try boxes.forEachUnretained(in: 2..<10) { index, box in
+                if box.number == 6 { throw Stop(index: index) }
+                visited.append(index)
+            }
+        }
+        #expect(error == Stop(index: 6))
+        #expect(visited == [2, 3, 4, 5])
+    }
+
     @Test func anEmptyArrayVisitsNothing() {
         var visits = 0
         [Box]().forEachUnretained { _, _ in visits += 1 }

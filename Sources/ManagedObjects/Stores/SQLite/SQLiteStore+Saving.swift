@@ -98,8 +98,9 @@ extension SQLiteStore: InsertedRowWriting {
             try statement.bind(entity.name, at: 2)
             try statement.bind(Int64(1), at: 3)
             let plan = StorageRowPlan(mapping, entity: entity, values: rows.objects[start].values)
-            for index in start..<end {
-                let object = rows.objects[index], id = rows.ids[index]
+            // `rows` holds every object for the walk: none is retained and released per row.
+            try rows.objects.forEachUnretained(in: start..<end) { index, object in
+                let id = rows.ids[index]
                 let values = object.values
                 if let plan, plan.fits(values), !plan.relatesBeyondRow(values) {
                     text.startRow()
