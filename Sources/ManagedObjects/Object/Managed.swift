@@ -506,6 +506,24 @@ enum ManagedFieldTable {
         }
     }
 
+    /// `bindings(for:entity:)` in memory that is never freed (one small buffer per class and
+    /// entity met), for a caller that keeps a pointer to it with no reference to count.
+    static func bindingBuffer(for type: ManagedObject.Type, entity: EntityDescription) -> UnsafeBufferPointer<Binding> {
+        bindingBuffers.value(for: type, entity: entity) {
+            let bindings = self.bindings(for: type, entity: entity)
+            let buffer = UnsafeMutableBufferPointer<Binding>.allocate(capacity: bindings.count)
+            _ = buffer.initialize(from: bindings)
+            return BindingBuffer(bindings: UnsafeBufferPointer(buffer))
+        }.bindings
+    }
+
+    private static let bindingBuffers = ClassEntityCache<BindingBuffer>()
+
+    /// A buffer of bindings that is never freed or written once made.
+    private struct BindingBuffer: @unchecked Sendable {
+        let bindings: UnsafeBufferPointer<Binding>
+    }
+
     static func key(atOffset offset: Int, in type: ManagedObject.Type) -> String? {
         let identifier = ObjectIdentifier(type)
         if let table = tables.withLock({ $0[identifier] }) { return table[offset] }
