@@ -221,7 +221,7 @@ extension ManagedObjectContext {
         if request.fetchBatchSize > 0, let rows = try storeRows(request, attributes: []) {
             // Batched, and the store applies the whole request: read only the keys; each batch
             // reads its rows when one of its faults fires.
-            objects = rows.objectIDs.map { object(with: $0) }
+            objects = self.objects(with: rows.objectIDs)
             return try finishFetch(objects, request)
         }
         var appliedPredicate = !predicateInMemory, appliedOrder = true
@@ -238,7 +238,12 @@ extension ManagedObjectContext {
             var sink = FetchRowSink(context: self, read: read, loaded: !request.returnsObjectsAsFaults)
             let applied: (appliedPredicate: Bool, appliedSortAndLimit: Bool)
             do {
-                applied = try store.readFetchRows(storeRequest, into: &sink)
+                // The objects of the rows are made through one request of the thread's.
+                applied = try FaultConstruction.withRequest { construction in
+                    sink.construction = construction
+                    defer { sink.construction = nil }
+                    return try store.readFetchRows(storeRequest, into: &sink)
+                }
                 sink.registerNewObjects()
             } catch {
                 sink.registerNewObjects()
@@ -299,6 +304,29 @@ extension ManagedObjectContext {
             if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
         }
         return try finishFetch(objects, request)
+    }
+
+    /// The objects of `ids`, as ``object(with:)`` gives each: the registered ones, and new
+    /// faults made through one request of the thread's (see `FaultConstruction`).
+    private func objects(with ids: [ManagedObjectID]) -> [ManagedObject] {
+        FaultConstruction.withRequest { request in
+            var last: (entity: ObjectIdentifier, bindings: UnsafeBufferPointer<ManagedFieldTable.Binding>)?
+            return ids.map { id in
+                if let object = registered[id] { return object }
+                if id.isTemporaryID { return object(with: id) }
+                let entity = id.entity
+                let bindings: UnsafeBufferPointer<ManagedFieldTable.Binding>
+                if let last, last.entity == ObjectIdentifier(entity) {
+                    bindings = last.bindings
+                } else {
+                    bindings = ManagedFieldTable.bindingBuffer(for: entity.managedObjectClass, entity: entity)
+                    last = (ObjectIdentifier(entity), bindings)
+                }
+                let object = makeUnregisteredFault(for: id, bindings: bindings, through: request)
+                registered.insertNew(object, id: id)
+                return object
+            }
+        }
     }
 
     /// Groups a fetch's faults into batches (or fires them, for a request that does not want

@@ -18,10 +18,29 @@ extension ManagedObjectContext {
     /// A new fault of this context for `objectID`, not registered yet: the caller registers
     /// it (see `makeFault(for:)`, and a fetch's sink, which registers its new objects together).
     func makeUnregisteredFault(for objectID: ManagedObjectID) -> ManagedObject {
-        let object = objectID.entity.managedObjectClass.init(entity: objectID.entity, insertInto: nil)
-        object.values = PropertyValues()
+        let entity = objectID.entity
+        let bindings = ManagedFieldTable.bindingBuffer(for: entity.managedObjectClass, entity: entity)
+        return FaultConstruction.withRequest { request in makeUnregisteredFault(for: objectID, bindings: bindings, through: request) }
+    }
+
+    /// A new fault of this context for `objectID`, not registered yet, whose class's `@Managed`
+    /// fields are at `bindings` (`ManagedFieldTable.bindingBuffer(for:entity:)` of the
+    /// entity's class and entity, which a fetch looks up once), made through `request`, the
+    /// current thread's (`FaultConstruction.withRequest(_:)`, which a fetch sets once).
+    ///
+    /// The class's designated initializer runs (a subclass's override with it), with no
+    /// context; it takes the record's ID and slots from the request instead of making a
+    /// temporary ID and looking its fields up (see `FaultConstruction`).
+    func makeUnregisteredFault(
+        for objectID: ManagedObjectID, bindings: UnsafeBufferPointer<ManagedFieldTable.Binding>,
+        through request: UnsafeMutablePointer<FaultConstruction>?
+    ) -> ManagedObject {
+        let (object, claimed) = FaultConstruction.make(objectID, bindings: bindings, through: request)
+        // What the initializer wrote (the entity's initial values, and any value it set) gives
+        // way to the record's.
+        if object.values.hasBuffer { object.values = PropertyValues() }
         object.flags = [.fault]
-        object.objectID = objectID
+        if !claimed { object.objectID = objectID }
         object.context = self
         return object
     }
@@ -179,7 +198,9 @@ struct FaultRowSink: ContextRowSink {
 /// leaves its fault without one (firing then reads the store and reports it), any other is
 /// completed and held by the fault until it fires.
 struct FetchedRowAdoption {
-    let context: ManagedObjectContext
+    /// Held without reference counting: a sink lives within one call of its context, which
+    /// every row reaches several times (a retain and a release each).
+    unowned(unsafe) let context: ManagedObjectContext
     let read: RowRead
     private var completion = FetchedRowCompletion()
     private var conversionFailed = false
@@ -298,6 +319,12 @@ struct FetchRowSink: AdoptingRowSink {
     var toFire: [ManagedObject] = []
     /// The new objects not registered yet (`objects` holds them).
     private var unregistered: [Unmanaged<ManagedObject>] = []
+    /// The `@Managed` fields of the class of the entity of the last new object, looked up
+    /// once per entity met (a fetch's rows are mostly of one entity).
+    private var lastBindings: (entity: ObjectIdentifier, bindings: UnsafeBufferPointer<ManagedFieldTable.Binding>)?
+    /// The current thread's request to make objects for records, set for the whole fetch
+    /// (see `FaultConstruction.withRequest(_:)`); nil makes them as new objects.
+    var construction: UnsafeMutablePointer<FaultConstruction>?
     var adoption: FetchedRowAdoption
 
     init(context: ManagedObjectContext, read: RowRead, loaded: Bool) {
@@ -312,12 +339,22 @@ struct FetchRowSink: AdoptingRowSink {
             guard object.isFault else { return adoption.skip() }
             adoption.adopt(values, of: id, version: version, by: object)
         } else {
-            let object = context.makeUnregisteredFault(for: id)
-            objects.append(object)
+            let object = context.makeUnregisteredFault(for: id, bindings: bindings(for: id.entity), through: construction)
             unregistered.append(Unmanaged.passUnretained(object))
             if loaded { toFire.append(object) }
             adoption.adopt(values, of: id, version: version, by: object)
+            // Last: the array takes the reference the object was made with.
+            objects.append(object)
         }
+    }
+
+    /// `ManagedFieldTable.bindingBuffer(for:entity:)` of `entity`'s class and `entity`.
+    @inline(__always)
+    private mutating func bindings(for entity: EntityDescription) -> UnsafeBufferPointer<ManagedFieldTable.Binding> {
+        if let last = lastBindings, last.entity == ObjectIdentifier(entity) { return last.bindings }
+        let bindings = ManagedFieldTable.bindingBuffer(for: entity.managedObjectClass, entity: entity)
+        lastBindings = (ObjectIdentifier(entity), bindings)
+        return bindings
     }
 
     mutating func relatedObject(for id: ManagedObjectID) -> ManagedObject {

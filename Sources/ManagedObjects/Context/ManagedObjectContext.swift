@@ -329,6 +329,20 @@ public final class ManagedObjectContext {
     /// Loads a fault's values: the row it holds, when still fresh, else its store's record;
     /// runs `awakeFromFetch` with change recording off.
     func fulfillFault(of object: ManagedObject) throws {
+        // The usual fault of a fetch: its row, read at a time that is still fresh, and no other
+        // state (no batch): the row's buffer becomes its values and its snapshot, with no
+        // copy of the object's state taken and put back.
+        if case .fetchedRow(let buffer) = object.rowState, case .read(let read) = object.sideState,
+           isFresh(read, of: object.objectID) {
+            object.sideState = .none
+            object.values = PropertyValues(buffer: buffer)
+            object.rowState = .snapshot(buffer)
+            object.flags.remove([.fault, .unfulfillable])
+            object.changeRecordingDepth += 1
+            object.awakeFromFetch()
+            object.changeRecordingDepth -= 1
+            return
+        }
         let id = object.objectID
         if let batch = object.faultBatch { loadBatch(batch) }
         // Moved out, not copied: the object's values and snapshot then share the row's buffer.

@@ -130,6 +130,8 @@ package final class PropertyLayout: Sendable {
     package let nontrivialIndexes: [Int]
     /// The bytes a buffer needs, rounded up to whole words.
     package let wordCount: Int
+    /// The `wordCount` words of a buffer whose every slot is nil, which a new buffer copies.
+    let nilWords: ContiguousArray<UInt64>
     /// The model's constraints on each property, by property index, in a form checked on the
     /// typed slot (see ``ValidationCheck``).
     package let validationChecks: ContiguousArray<ValidationCheck>
@@ -165,6 +167,7 @@ package final class PropertyLayout: Sendable {
         self.slots = slots
         nontrivialIndexes = nontrivial
         wordCount = max(1, (offset + 7) / 8)
+        nilWords = PropertyValueBuffer.nilWords(of: slots, wordCount: wordCount)
         validationChecks = ContiguousArray(zip(properties, slots).map { ValidationCheck($0, kind: $1.kind) })
     }
 }

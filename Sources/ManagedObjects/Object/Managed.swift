@@ -506,6 +506,40 @@ enum ManagedFieldTable {
         }
     }
 
+    /// `bindings(for:entity:)` in memory that lives as long as `entity` (one small buffer per
+    /// class and entity met), for a caller that keeps a pointer to it with no reference to count
+    /// while it holds the entity.
+    static func bindingBuffer(for type: ManagedObject.Type, entity: EntityDescription) -> UnsafeBufferPointer<Binding> {
+        bindingBuffers.value(for: type, entity: entity) {
+            BindingBuffer(self.bindings(for: type, entity: entity))
+        }.bindings
+    }
+
+    private static let bindingBuffers = ClassEntityCache<BindingBuffer>()
+
+    /// A buffer of bindings, never written once made, freed with the entity that caches it.
+    private final class BindingBuffer: Sendable {
+        // SAFETY: `Sendable` by construction: the memory is written once, in `init`, and only
+        // read after; `UnsafeBufferPointer` is not `Sendable` itself, hence the wrapper below.
+        private let storage: UnsafeBindings
+
+        var bindings: UnsafeBufferPointer<Binding> { storage.bindings }
+
+        init(_ bindings: [Binding]) {
+            let buffer = UnsafeMutableBufferPointer<Binding>.allocate(capacity: bindings.count)
+            _ = buffer.initialize(from: bindings)
+            storage = UnsafeBindings(bindings: UnsafeBufferPointer(buffer))
+        }
+
+        deinit { storage.bindings.deallocate() }
+    }
+
+    /// A read-only buffer of plain values. SAFETY (`@unchecked Sendable`): written once before
+    /// it is shared and never again, so reads from several threads need no lock.
+    private struct UnsafeBindings: @unchecked Sendable {
+        let bindings: UnsafeBufferPointer<Binding>
+    }
+
     static func key(atOffset offset: Int, in type: ManagedObject.Type) -> String? {
         let identifier = ObjectIdentifier(type)
         if let table = tables.withLock({ $0[identifier] }) { return table[offset] }

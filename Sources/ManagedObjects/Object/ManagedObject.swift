@@ -89,8 +89,28 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// context, the object gets a temporary ID, ``awakeFromInsert()`` runs, and it joins
     /// ``ManagedObjectContext/insertedObjects``.
     ///
+    /// A context also runs it, with no context, for every object it makes for a record (a
+    /// fetched object, a fault), as Core Data does for fetched objects: override it for
+    /// initialization in every circumstance, ``awakeFromInsert()`` or ``awakeFromFetch()`` for
+    /// one of them. For such an object, ``objectID`` is already the record's when `super`'s
+    /// initializer returns (no temporary ID is made for it); its values read as the entity's
+    /// defaults until the context makes it a fault, right after the initializer returns, and
+    /// what the initializer sets gives way to the record's values.
+    ///
     /// Corresponds to `-[NSManagedObject initWithEntity:insertIntoManagedObjectContext:]`.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+        if context == nil, let fault = FaultConstruction.pending(for: entity) {
+            // An object a context is making for a record (see `FaultConstruction`): the record's
+            // ID and the `@Managed` slots the context looked up once for the entity.
+            objectID = fault.pointee.objectID.unsafelyUnwrapped
+            values = entity.initialValues
+            super.init()
+            if fault.pointee.claim(by: self) { return }
+            // Another object made inside a subclass's initializer: a new object after all.
+            objectID = .temporary(for: entity)
+            bindManagedProperties()
+            return
+        }
         objectID = .temporary(for: entity)
         values = entity.initialValues
         super.init()

@@ -467,12 +467,25 @@ final class PropertyValueBuffer: ManagedBuffer<PropertyLayout, UInt64> {
     static func make(layout: PropertyLayout) -> PropertyValueBuffer {
         let buffer = unsafeDowncast(create(minimumCapacity: layout.wordCount) { _ in layout }, to: PropertyValueBuffer.self)
         buffer.withUnsafeMutablePointerToElements { words in
-            // Every byte zero first: the bare slots' values and their presence bytes (nil).
-            words.initialize(repeating: 0, count: layout.wordCount)
-            let base = UnsafeMutableRawPointer(words)
-            for slot in layout.slots where slot.presence < 0 { Self.initializeNil(slot.kind, at: base + slot.offset) }
+            // The layout's words with every slot nil, copied: a nil holds no reference, so its
+            // bytes copy as they are (a fetch makes a buffer per row).
+            layout.nilWords.withUnsafeBufferPointer { nilWords in
+                guard let source = nilWords.baseAddress else { return }
+                words.initialize(from: source, count: layout.wordCount)
+            }
         }
         return buffer
+    }
+
+    /// The words of a buffer of `slots`, `wordCount` words, with every slot nil: every byte
+    /// zero (the bare slots' values and their presence bytes), then the other slots' nil.
+    static func nilWords(of slots: ContiguousArray<PropertyLayout.Slot>, wordCount: Int) -> ContiguousArray<UInt64> {
+        let base = UnsafeMutableRawPointer.allocate(byteCount: wordCount * 8, alignment: 16)
+        defer { base.deallocate() }
+        base.initializeMemory(as: UInt64.self, repeating: 0, count: wordCount)
+        for slot in slots where slot.presence < 0 { initializeNil(slot.kind, at: base + slot.offset) }
+        // Raw loads: the bytes are read as words whatever the slots bound them to.
+        return ContiguousArray((0..<wordCount).map { base.load(fromByteOffset: $0 * 8, as: UInt64.self) })
     }
 
     /// A copy of the buffer: its bytes, with the values that need it retained.
