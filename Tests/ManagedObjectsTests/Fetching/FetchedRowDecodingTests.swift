@@ -184,8 +184,7 @@ import Testing
     /// A row its transformer cannot read leaves the fault without one: the fetch succeeds, and
     /// firing reads the store again and reports the error.
     @Test func aRowThatDoesNotDecodeLeavesTheFaultWithoutOne() throws {
-        let name = "FetchedRowDecodingTests.\(UUID().uuidString)"
-        ValueTransformerRegistry.register(UnreadableTransformedValueTests.Prefixing(prefix: "A"), forName: name)
+        let name = PrefixingTransformer.registerUniquely(for: "FetchedRowDecodingTests", prefix: "A")
         defer { ValueTransformerRegistry.unregister(name: name) }
         let model = try ManagedObjectModel {
             Entity("Box") {
@@ -199,7 +198,7 @@ import Testing
         try ManagedObject(entity: entity, insertInto: writer).setValue("hello", forKey: "payload")
         try writer.save()
 
-        ValueTransformerRegistry.register(UnreadableTransformedValueTests.Prefixing(prefix: "B"), forName: name)
+        ValueTransformerRegistry.register(PrefixingTransformer(prefix: "B"), forName: name)
         let reader = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
         let box = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Box")).first)
         #expect(box.isFault && !box.fetchedRow.hasBuffer)

@@ -142,24 +142,9 @@ import Testing
 /// A stored value its transformer cannot read makes the fault fail to fire, with an error
 /// naming the attribute, and never reads as nil (which a later save would write over the data).
 @Suite struct UnreadableTransformedValueTests {
-    /// Writes `prefix:` before a string and reads back only its own prefix.
-    struct Prefixing: ValueTransforming {
-        let prefix: String
-        func transformedValue(_ value: Any) throws -> Data {
-            guard let string = value as? String else { throw CocoaError(.coderInvalidValue) }
-            return Data("\(prefix):\(string)".utf8)
-        }
-        func reverseTransformedValue(_ data: Data) throws -> Any {
-            let text = String(decoding: data, as: UTF8.self)
-            guard text.hasPrefix("\(prefix):") else { throw CocoaError(.coderReadCorrupt) }
-            return String(text.dropFirst(prefix.count + 1))
-        }
-    }
-
     @Test(arguments: [PersistentStoreType.inMemory, .sqlite])
     func anUnreadableValueFailsTheFaultAndIsNeverOverwritten(type: PersistentStoreType) throws {
-        let name = "UnreadableTransformedValueTests.\(type).\(UUID().uuidString)"
-        ValueTransformerRegistry.register(Prefixing(prefix: "A"), forName: name)
+        let name = PrefixingTransformer.registerUniquely(for: "UnreadableTransformedValueTests.\(type)", prefix: "A")
         defer { ValueTransformerRegistry.unregister(name: name) }
         let model = try ManagedObjectModel {
             Entity("Box") {
@@ -177,7 +162,7 @@ import Testing
         try box.setValue("t", forKey: "title")
         try writer.save()
 
-        ValueTransformerRegistry.register(Prefixing(prefix: "B"), forName: name)
+        ValueTransformerRegistry.register(PrefixingTransformer(prefix: "B"), forName: name)
         let reader = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
         let fetched = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Box")).first)
         let failure = #expect(throws: PersistenceError.self) { try fetched.fireFault() }
@@ -199,7 +184,7 @@ import Testing
         try reader.save()
         #expect(!reader.hasChanges)
 
-        ValueTransformerRegistry.register(Prefixing(prefix: "A"), forName: name)
+        ValueTransformerRegistry.register(PrefixingTransformer(prefix: "A"), forName: name)
         let again = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
         let intact = try #require(try again.fetch(FetchRequest<ManagedObject>(entityName: "Box")).first)
         #expect(try intact.value(forKey: "payload") as? String == "hello")

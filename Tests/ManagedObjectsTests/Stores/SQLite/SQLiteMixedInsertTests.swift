@@ -7,8 +7,7 @@ import Testing
 /// under the ID that object was given.
 @Suite struct SQLiteMixedInsertTests {
     @Test func rowsAndRecordsOfOneSaveKeepEachObjectsIDAndValues() throws {
-        let transformer = "SQLiteMixedInsertTests.\(UUID().uuidString)"
-        ValueTransformerRegistry.register(UnreadableTransformedValueTests.Prefixing(prefix: "P"), forName: transformer)
+        let transformer = PrefixingTransformer.registerUniquely(for: "SQLiteMixedInsertTests", prefix: "P")
         defer { ValueTransformerRegistry.unregister(name: transformer) }
         let model = try ManagedObjectModel {
             Entity("Note") {

@@ -194,8 +194,7 @@ import Testing
     }
 
     @Test func transformableAttributesGoThroughTheirTransformerOnEveryPath() throws {
-        let name = "SQLiteTypedRowTests.\(UUID().uuidString)"
-        ValueTransformerRegistry.register(UnreadableTransformedValueTests.Prefixing(prefix: "A"), forName: name)
+        let name = PrefixingTransformer.registerUniquely(for: "SQLiteTypedRowTests", prefix: "A")
         defer { ValueTransformerRegistry.unregister(name: name) }
         let model = try ManagedObjectModel {
             Entity("Box") {
@@ -239,7 +238,7 @@ import Testing
 
         // A transformer that cannot read the value: the fault fired alone throws; a fetch and a
         // batch leave the fault without a row, which throws when it fires.
-        ValueTransformerRegistry.register(UnreadableTransformedValueTests.Prefixing(prefix: "B"), forName: name)
+        ValueTransformerRegistry.register(PrefixingTransformer(prefix: "B"), forName: name)
         let failing = try open()
         #expect((#expect(throws: PersistenceError.self) { try failing.object(with: ids[0]).fireFault() })?.code == .operationFailed)
         let failingFetch = try open()
