@@ -47,16 +47,17 @@ extension ManagedObjectContext {
 
     /// Gives the fault `object` the row `values` of version `version`, read at `read`, for
     /// firing to adopt.
+    /// `values` must be fresh from the store (no other object holds its buffer): the read is
+    /// kept with the row.
     func setFetchedRow(_ values: PropertyValues, version: Int64, read: RowRead, of object: ManagedObject) {
+        values.storage?.rowRead = read
         object.fetchedRow = values
         object.snapshotVersion = version
-        object.cachedRecordRead = read
     }
 
     /// Leaves the fault `object` without a fetched row: firing then reads the store.
     func dropFetchedRow(of object: ManagedObject) {
         object.fetchedRow = PropertyValues()
-        object.cachedRecordRead = nil
     }
 }
 

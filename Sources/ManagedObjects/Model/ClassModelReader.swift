@@ -73,33 +73,61 @@ enum ClassModelReader {
     /// The fields of `type` and of each superclass up to ``ManagedObject``, `type`'s first.
     static func levels(of type: ManagedObject.Type) throws -> [Level] {
         if let known = levelsByClass.withLock({ $0[ObjectIdentifier(type)] }) { return known }
-        let levels = try ManagedDeclarationRecorder.recording {
-            let prototype = try ManagedPrototype.make(type)
-            var levels: [Level] = []
-            var mirror: Mirror? = Mirror(reflecting: prototype)
-            var current: AnyClass? = type
-            while let level = mirror, let levelType = current as? ManagedObject.Type, levelType != ManagedObject.self {
-                var fields: [Field] = []
-                for child in level.children {
-                    guard let wrapper = child.value as? any ManagedFieldReading, var name = child.label else { continue }
-                    if name.hasPrefix("_") { name.removeFirst() }
-                    var field = Field(
-                        name: name, valueType: Swift.type(of: wrapper).declaredValueType,
-                        declaration: ManagedDeclarationRecorder.declaration(atIndex: wrapper.declarationIndex))
-                    if case .relationship(var arguments)? = field.declaration?.kind, let inverse = arguments.inverse {
-                        (field.inverseName, field.inverseRoot) = try inverseName(of: inverse, field: name, in: levelType)
-                        arguments.inverse = nil
-                        field.declaration?.kind = .relationship(arguments)
-                    }
-                    fields.append(field)
-                }
-                levels.append(Level(type: levelType, fields: fields))
-                mirror = level.superclassMirror
-                current = _getSuperclass(levelType)
+        // Each pass makes a prototype and reads the declarations it numbered (see
+        // `ManagedDeclarationRecorder`: a pass numbers at most `window` of them).
+        var levels: [Level] = []
+        var first = 0
+        while true {
+            let (passLevels, skipped) = try ManagedDeclarationRecorder.recording(from: first) {
+                try declaredLevels(of: type)
             }
-            return levels
+            if levels.isEmpty {
+                levels = passLevels
+            } else {
+                for (level, passLevel) in zip(levels.indices, passLevels) {
+                    for (field, passField) in zip(levels[level].fields.indices, passLevel.fields) {
+                        levels[level].fields[field].declaration = levels[level].fields[field].declaration ?? passField.declaration
+                    }
+                }
+            }
+            guard skipped else { break }
+            first += ManagedDeclarationRecorder.window
+        }
+        for level in levels.indices {
+            for index in levels[level].fields.indices {
+                let field = levels[level].fields[index]
+                guard case .relationship(var arguments)? = field.declaration?.kind, let inverse = arguments.inverse else { continue }
+                (levels[level].fields[index].inverseName, levels[level].fields[index].inverseRoot) =
+                    try inverseName(of: inverse, field: field.name, in: levels[level].type)
+                arguments.inverse = nil
+                levels[level].fields[index].declaration?.kind = .relationship(arguments)
+            }
         }
         levelsByClass.withLock { $0[ObjectIdentifier(type)] = levels }
+        return levels
+    }
+
+    /// The fields of a prototype of `type` and of each superclass up to ``ManagedObject``,
+    /// `type`'s first, with the declarations the recording pass numbered.
+    private static func declaredLevels(of type: ManagedObject.Type) throws -> [Level] {
+        let prototype = try ManagedPrototype.make(type)
+        var levels: [Level] = []
+        var mirror: Mirror? = Mirror(reflecting: prototype)
+        var current: AnyClass? = type
+        while let level = mirror, let levelType = current as? ManagedObject.Type, levelType != ManagedObject.self {
+            var fields: [Field] = []
+            for child in level.children {
+                guard let wrapper = child.value as? any ManagedFieldReading, var name = child.label else { continue }
+                if name.hasPrefix("_") { name.removeFirst() }
+                fields.append(
+                    Field(
+                        name: name, valueType: Swift.type(of: wrapper).declaredValueType,
+                        declaration: ManagedDeclarationRecorder.declaration(atIndex: wrapper.declarationIndex)))
+            }
+            levels.append(Level(type: levelType, fields: fields))
+            mirror = level.superclassMirror
+            current = _getSuperclass(levelType)
+        }
         return levels
     }
 

@@ -108,9 +108,9 @@ struct FaultConstruction {
     mutating func claim(by object: ManagedObject) -> Bool {
         guard claimer == nil, ObjectIdentifier(Swift.type(of: object)) == type else { return false }
         claimer = ObjectIdentifier(object)
-        guard MemoryLayout<Managed<Int>>.size == MemoryLayout<Int16>.size else { return true }
+        guard MemoryLayout<Managed<Int>>.size == MemoryLayout<Int8>.size else { return true }
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
-        for binding in bindings { (base + binding.offset).storeBytes(of: binding.slot, as: Int16.self) }
+        for binding in bindings { (base + binding.offset).storeBytes(of: binding.slot, as: Int8.self) }
         return true
     }
 }

@@ -301,10 +301,28 @@ struct ManagedDeclaration: @unchecked Sendable {
 /// while a prototype is made, each declaring initializer records them here and leaves their
 /// number, as a negative index, in the wrapper, where the reader finds it. Outside of that, the
 /// initializers cost one atomic load.
+///
+/// The slot's byte holds at most ``window`` numbers: a class whose declarations are more is
+/// read in several passes, each recording the next ``window`` declarations in the order their
+/// initializers run (always the same) and leaving the others unnumbered.
 @usableFromInline
 enum ManagedDeclarationRecorder {
+    /// How many declarations one pass numbers: as many as the slot's negative values.
+    static let window = -Int(Int8.min)
+
+    /// The declarations of the pass, and where the pass stands.
+    private struct Pass {
+        var declarations: [ManagedDeclaration] = []
+        /// The number, in initializer order, of the first declaration the pass records.
+        var first = 0
+        /// How many declaring initializers ran.
+        var seen = 0
+        /// Whether a declaration past the window ran unrecorded.
+        var skipped = false
+    }
+
     private static let recordingCount = Atomic<Int>(0)
-    private static let declarations = Mutex<[ManagedDeclaration]>([])
+    private static let pass = Mutex<Pass>(Pass())
     /// One reading at a time: declarations are numbered per reading.
     private static let readingLock = Mutex<Void>(())
 
@@ -312,30 +330,45 @@ enum ManagedDeclarationRecorder {
     @usableFromInline
     static var isRecording: Bool { recordingCount.load(ordering: .relaxed) > 0 }
 
-    /// Keeps `declaration` and returns the index its wrapper holds: -2 for the first, -3 for
-    /// the next. (-1 is the index of a wrapper not resolved yet.)
+    /// Keeps `declaration` when it is in the pass's window and returns the index its wrapper
+    /// holds: -2 for the window's first, -3 for the next; -1 (the index of a wrapper not
+    /// resolved yet) for a declaration outside it.
     static func record(_ declaration: ManagedDeclaration) -> Int {
-        declarations.withLock { list in
-            list.append(declaration)
-            return -1 - list.count
+        pass.withLock { pass in
+            let number = pass.seen
+            pass.seen += 1
+            guard number >= pass.first else { return -1 }
+            guard pass.declarations.count < window else {
+                pass.skipped = true
+                return -1
+            }
+            pass.declarations.append(declaration)
+            return -1 - pass.declarations.count
         }
     }
 
-    /// The declaration whose index a prototype's wrapper holds; nil for a plain `@Managed`.
+    /// The declaration whose index a prototype's wrapper holds; nil for a plain `@Managed`, or
+    /// one outside the pass's window.
     static func declaration(atIndex index: Int) -> ManagedDeclaration? {
         let position = -2 - index
-        return declarations.withLock { $0.indices.contains(position) ? $0[position] : nil }
+        return pass.withLock { $0.declarations.indices.contains(position) ? $0.declarations[position] : nil }
     }
 
-    /// Runs `body` while declarations are recorded, then forgets them.
-    static func recording<Result: Sendable>(_ body: () throws -> Result) throws -> Result {
+    /// Runs `body` while the declarations numbered `first` to `first + window - 1` (in
+    /// initializer order) are recorded, then forgets them; also answers whether declarations
+    /// past them ran (another pass, from `first + window`, records those).
+    static func recording<Result: Sendable>(
+        from first: Int = 0, _ body: () throws -> Result
+    ) throws -> (result: Result, skipped: Bool) {
         try readingLock.withLock { _ in
+            pass.withLock { $0 = Pass(first: first) }
             recordingCount.add(1, ordering: .sequentiallyConsistent)
             defer {
                 recordingCount.subtract(1, ordering: .sequentiallyConsistent)
-                declarations.withLock { $0.removeAll() }
+                pass.withLock { $0 = Pass() }
             }
-            return try body()
+            let result = try body()
+            return (result, pass.withLock { $0.skipped })
         }
     }
 }

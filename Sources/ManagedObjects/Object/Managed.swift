@@ -45,15 +45,15 @@ import Synchronization
 @propertyWrapper
 public struct Managed<Value>: ManagedStorage {
     /// One more than the property's index in the entity; 0 or less until found (on first use,
-    /// or when the object is made). Two bytes, not a word: every object carries one per
-    /// property, and a model with more properties than fit finds the index on every access.
-    @usableFromInline var slot: Int16 = 0
+    /// or when the object is made). One byte, not a word: every object carries one per
+    /// property; a property whose index is past 126 finds it on every access instead.
+    @usableFromInline var slot: Int8 = 0
 
     /// The property's index, negative until found; a prototype's wrapper holds its
     /// declaration's number here (see `ManagedDeclarationRecorder`).
     var index: Int {
         get { Int(slot) - 1 }
-        set { slot = newValue < Int(Int16.max) ? Int16(exactly: newValue + 1) ?? 0 : 0 }
+        set { slot = Int8(exactly: newValue + 1) ?? 0 }
     }
 
     /// Declares the property; it starts at the attribute's default value.
@@ -130,7 +130,7 @@ public struct Managed<Value>: ManagedStorage {
             preconditionFailure(
                 "@Managed var \(key) of \(Object.self): the entity \(object.entity.name) has no property '\(key)'")
         }
-        if let slot = Int16(exactly: property.index + 1) { object[keyPath: storage].slot = slot }
+        if let slot = Int8(exactly: property.index + 1) { object[keyPath: storage].slot = slot }
         return property.index
     }
 
@@ -169,12 +169,12 @@ package protocol ManagedStorage {}
 
 extension ManagedObject {
     /// Writes each ``Managed`` property's slot (its index plus one) into its wrapper, so typed
-    /// accessors never look their key up. A wrapper holds exactly one `Int16`, its slot.
+    /// accessors never look their key up. A wrapper holds exactly one `Int8`, its slot.
     final func bindManagedProperties() {
         let bindings = ManagedFieldTable.bindings(for: type(of: self), entity: entity)
-        guard !bindings.isEmpty, MemoryLayout<Managed<Int>>.size == MemoryLayout<Int16>.size else { return }
+        guard !bindings.isEmpty, MemoryLayout<Managed<Int>>.size == MemoryLayout<Int8>.size else { return }
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
-        for binding in bindings { (base + binding.offset).storeBytes(of: binding.slot, as: Int16.self) }
+        for binding in bindings { (base + binding.offset).storeBytes(of: binding.slot, as: Int8.self) }
     }
 
     /// Registers a typed read of the property at `index` with the current Observation tracking
@@ -490,7 +490,7 @@ enum ManagedFieldTable {
     /// property.
     struct Binding: Sendable {
         var offset: Int
-        var slot: Int16
+        var slot: Int8
     }
 
     /// Where each ``Managed`` field of `type` lives and the slot of its property in `entity`;
@@ -501,7 +501,7 @@ enum ManagedFieldTable {
             _ = self.key(atOffset: -1, in: type)
             let table = tables.withLock { $0[ObjectIdentifier(type)] } ?? [:]
             return table.compactMap { offset, name in
-                entity.propertiesByName[name].flatMap { Int16(exactly: $0.index + 1) }.map { Binding(offset: offset, slot: $0) }
+                entity.propertiesByName[name].flatMap { Int8(exactly: $0.index + 1) }.map { Binding(offset: offset, slot: $0) }
             }
         }
     }

@@ -7,8 +7,9 @@ final class ManagedObjectRareState {
     var pendingChanges: [PendingManagedChange] = []
     /// The batch of a fetch with a batch size this fault belongs to; firing it loads the batch.
     var faultBatch: FaultBatch?
-    /// When the fault's fetched row was read, while the object also needs this state.
-    var rowRead: RowRead?
+    /// The object's row state while the object's own word holds this state instead (never
+    /// `.rare`).
+    var rowState: ManagedObjectRowState = .none
     /// The save slot, while the object also holds a snapshot or a fetched row (see
     /// `ManagedObject.saveSlot`); -1 for none.
     var saveSlot = -1
@@ -24,17 +25,19 @@ final class ManagedObjectRareState {
     /// validating, 0 for none (see `ManagedObject.validatingProperty`).
     var validatingSlot: UInt16 = 0
 
-    /// Whether the state holds nothing but the read (which the side state holds alone).
+    /// Whether the state holds nothing but the row state (which the object's word holds alone).
     var isEmpty: Bool {
         pendingChanges.isEmpty && faultBatch == nil && saveSlot < 0 && primitiveProbe == .idle && validatingSlot == 0
     }
 }
 
 /// A managed object's snapshot, the fetched row of a fault, or its save slot, in one word (the
-/// cases share the buffer references' spare bits). An object holds at most one of them: a
-/// fault's row becomes its snapshot when it fires, an inserted object has no snapshot until
-/// its save, when it gives up its save slot. Should two meet all the same, a fetched row gives
-/// way (firing then reads the store), and a save slot moves to the rare state.
+/// cases share the buffer references' spare bits), or the rare state, which then holds the
+/// row state. An object holds at most one of the three: a fault's row becomes its snapshot
+/// when it fires, an inserted object has no snapshot until its save, when it gives up its save
+/// slot. Should two meet all the same, a fetched row gives way (firing then reads the store),
+/// and a save slot moves to the rare state. When the fetched row was read is held with the row
+/// (`PropertyValueBuffer.rowRead`).
 ///
 /// The cases hold buffers, not `PropertyValues`: an enum of optional references and an
 /// integer takes a byte more than a word, and then two words.
@@ -48,38 +51,47 @@ enum ManagedObjectRowState {
     case fetchedRow(PropertyValueBuffer)
     /// The object's position among the inserted objects of the save in progress.
     case saveSlot(UInt32)
-}
-
-/// A managed object's side state in one word (the enum's cases share the references' spare
-/// bits): nothing, the read of a fault's fetched row (what most fetched faults hold), or the
-/// rare state, which then holds the read.
-enum ManagedObjectSideState {
-    case none
-    case read(RowRead)
+    /// The state few objects need, holding the row state (in the object's word only).
     case rare(ManagedObjectRareState)
 }
 
 extension ManagedObject {
+    /// The row state, wherever the object holds it: in its own word, or in the rare state when
+    /// the word holds that. Never `.rare`.
+    final var heldRowState: ManagedObjectRowState {
+        @inline(__always) get {
+            if case .rare(let state) = rowState { return state.rowState }
+            return rowState
+        }
+        @inline(__always) set {
+            if case .rare(let state) = rowState {
+                state.rowState = newValue
+            } else {
+                rowState = newValue
+            }
+        }
+    }
+
     /// The persistent values last read from or saved to the store, by property index; nil for
     /// an object never saved. Relationship entries hold objects (to-one) or object collections.
     /// Shares `values`' buffer until either is written. Setting one drops the fault's
     /// fetched row.
     package final var snapshot: PropertyValues? {
         get {
-            switch rowState {
+            switch heldRowState {
             case .snapshot(let buffer): return PropertyValues(buffer: buffer)
             case .emptySnapshot: return PropertyValues()
-            case .none, .fetchedRow, .saveSlot: return nil
+            case .none, .fetchedRow, .saveSlot, .rare: return nil
             }
         }
         set {
             if let newValue {
-                if case .saveSlot(let slot) = rowState { moveSaveSlotToRareState(Int(slot)) }
-                rowState = newValue.storage.map(ManagedObjectRowState.snapshot) ?? .emptySnapshot
+                if case .saveSlot(let slot) = heldRowState { moveSaveSlotToRareState(Int(slot)) }
+                heldRowState = newValue.storage.map(ManagedObjectRowState.snapshot) ?? .emptySnapshot
             } else {
-                switch rowState {
-                case .snapshot, .emptySnapshot: rowState = .none
-                case .none, .fetchedRow, .saveSlot: break
+                switch heldRowState {
+                case .snapshot, .emptySnapshot: heldRowState = .none
+                case .none, .fetchedRow, .saveSlot, .rare: break
                 }
             }
         }
@@ -87,14 +99,14 @@ extension ManagedObject {
         // it does not copy its buffer for the field's reference.
         _modify {
             var snapshot: PropertyValues?
-            switch rowState {
+            switch heldRowState {
             case .snapshot(let buffer):
                 snapshot = PropertyValues(buffer: buffer)
-                rowState = .none
+                heldRowState = .none
             case .emptySnapshot:
                 snapshot = PropertyValues()
-                rowState = .none
-            case .none, .fetchedRow, .saveSlot:
+                heldRowState = .none
+            case .none, .fetchedRow, .saveSlot, .rare:
                 break
             }
             defer { self.snapshot = snapshot }
@@ -109,17 +121,17 @@ extension ManagedObject {
     /// dropped: firing reads the store).
     package final var fetchedRow: PropertyValues {
         get {
-            if case .fetchedRow(let buffer) = rowState { return PropertyValues(buffer: buffer) }
+            if case .fetchedRow(let buffer) = heldRowState { return PropertyValues(buffer: buffer) }
             return PropertyValues()
         }
         set {
             if let buffer = newValue.storage {
-                switch rowState {
-                case .none, .fetchedRow: rowState = .fetchedRow(buffer)
-                case .snapshot, .emptySnapshot, .saveSlot: break
+                switch heldRowState {
+                case .none, .fetchedRow: heldRowState = .fetchedRow(buffer)
+                case .snapshot, .emptySnapshot, .saveSlot, .rare: break
                 }
-            } else if case .fetchedRow = rowState {
-                rowState = .none
+            } else if case .fetchedRow = heldRowState {
+                heldRowState = .none
             }
         }
     }
@@ -128,21 +140,21 @@ extension ManagedObject {
     /// save finds its permanent ID; -1 outside a save.
     final var saveSlot: Int {
         get {
-            if case .saveSlot(let slot) = rowState { return Int(slot) }
+            if case .saveSlot(let slot) = heldRowState { return Int(slot) }
             return rareState?.saveSlot ?? -1
         }
         set {
-            if case .saveSlot = rowState { rowState = .none }
+            if case .saveSlot = heldRowState { heldRowState = .none }
             if let rareState { rareState.saveSlot = -1 }
             guard newValue >= 0 else { return }
-            switch rowState {
+            switch heldRowState {
             case .none, .saveSlot:
                 if let slot = UInt32(exactly: newValue) {
-                    rowState = .saveSlot(slot)
+                    heldRowState = .saveSlot(slot)
                 } else {
                     moveSaveSlotToRareState(newValue)
                 }
-            case .snapshot, .emptySnapshot, .fetchedRow:
+            case .snapshot, .emptySnapshot, .fetchedRow, .rare:
                 moveSaveSlotToRareState(newValue)
             }
         }
@@ -235,7 +247,7 @@ extension ManagedObject {
 
     /// Keeps `slot` in the rare state, for an object whose row state holds something else.
     private final func moveSaveSlotToRareState(_ slot: Int) {
-        if case .saveSlot = rowState { rowState = .none }
+        if case .saveSlot = heldRowState { heldRowState = .none }
         if let rareState {
             rareState.saveSlot = slot
         } else {
@@ -246,37 +258,19 @@ extension ManagedObject {
     }
 
     /// The state few objects ever need (changes in progress, a fetch batch); made on first use.
+    /// Held in the row state's word, and holding the row state meanwhile.
     final var rareState: ManagedObjectRareState? {
         get {
-            if case .rare(let state) = sideState { return state }
+            if case .rare(let state) = rowState { return state }
             return nil
         }
         set {
-            let read = cachedRecordRead
+            let held = heldRowState
             if let newValue {
-                newValue.rowRead = read
-                sideState = .rare(newValue)
+                newValue.rowState = held
+                rowState = .rare(newValue)
             } else {
-                sideState = read.map(ManagedObjectSideState.read) ?? .none
-            }
-        }
-    }
-
-    /// When the fault's `fetchedRow` was read: firing checks it against the saves of the
-    /// coordinator's other contexts and the context's ``ManagedObjectContext/stalenessInterval``.
-    final var cachedRecordRead: RowRead? {
-        get {
-            switch sideState {
-            case .none: return nil
-            case .read(let read): return read
-            case .rare(let state): return state.rowRead
-            }
-        }
-        set {
-            if case .rare(let state) = sideState {
-                state.rowRead = newValue
-            } else {
-                sideState = newValue.map(ManagedObjectSideState.read) ?? .none
+                rowState = held
             }
         }
     }

@@ -173,7 +173,7 @@ extension ManagedObject {
     private func passingProperties(_ checks: ContiguousArray<ValidationCheck>, skipping: [Bool]) -> PassingProperties {
         guard let buffer = values.storage else { return PassingProperties() }
         return buffer.withUnsafeMutablePointers { header, words in
-            let slots = header.pointee.slots
+            let slots = header.pointee.layout.slots
             let base = UnsafeMutableRawPointer(words)
             var passing = PassingProperties(count: slots.count)
             for index in 0..<min(checks.count, slots.count, skipping.count) where !skipping[index] {

@@ -62,16 +62,13 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// layout; empty while a fault.
     @exclusivity(unchecked) package final var values: PropertyValues
     /// The snapshot, the fault's fetched row or the save slot, whichever the object holds (no
-    /// object needs two of them at once; see `snapshot`, `fetchedRow` and `saveSlot`), in one
-    /// word instead of three: every object of a fetch carries the field.
+    /// object needs two of them at once; see `snapshot`, `fetchedRow` and `saveSlot`), or the
+    /// state few objects ever need (changes in progress, a fetch batch; see `rareState`), which
+    /// then holds the other: one word instead of four, for every object of a fetch carries it.
     @exclusivity(unchecked) final var rowState: ManagedObjectRowState = .none
-    /// When the fault's `fetchedRow` was read, or the state few objects ever need (changes
-    /// in progress, a fetch batch, and then the read too), in one word: see `rareState` and
-    /// `cachedRecordRead`.
-    @exclusivity(unchecked) final var sideState: ManagedObjectSideState = .none
     // The last four take four bytes, and a subclass's fields start right after them: a fault
-    // carries every stored field of its class (a `ManagedEmployee`, with its ten two-byte
-    // `@Managed` slots, takes 104 bytes, a 112-byte allocation). The depths' deeper levels, a
+    // carries every stored field of its class (a `ManagedEmployee`, with its ten one-byte
+    // `@Managed` slots, takes 86 bytes, a 96-byte allocation). The depths' deeper levels, a
     // version past 254, the primitive-accessor probe and the validation hint live in the rare
     // state.
     /// `inverseMaintenanceDepth` up to 254; 255: the rare state holds it.

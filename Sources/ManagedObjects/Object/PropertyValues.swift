@@ -40,12 +40,12 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
     }
 
     /// The layout the values follow; nil for empty storage.
-    package var layout: PropertyLayout? { buffer?.withUnsafeMutablePointerToHeader { $0.pointee } }
+    package var layout: PropertyLayout? { buffer?.withUnsafeMutablePointerToHeader { $0.pointee.layout } }
 
     // MARK: - Collection
 
     package var startIndex: Int { 0 }
-    package var endIndex: Int { buffer?.withUnsafeMutablePointerToHeader { $0.pointee.slots.count } ?? 0 }
+    package var endIndex: Int { buffer?.withUnsafeMutablePointerToHeader { $0.pointee.layout.slots.count } ?? 0 }
 
     /// The value at `index`, boxed as `Any?`. Setting a value of another type than the slot's
     /// converts it without loss (`convertKeyValue`), as stored values always are before they
@@ -200,7 +200,7 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
     package mutating func withUniqueSlots<R>(
         _ body: (ContiguousArray<PropertyLayout.Slot>, UnsafeMutableRawPointer) throws -> R
     ) rethrows -> R {
-        try makeUnique().withUnsafeMutablePointers { header, words in try body(header.pointee.slots, UnsafeMutableRawPointer(words)) }
+        try makeUnique().withUnsafeMutablePointers { header, words in try body(header.pointee.layout.slots, UnsafeMutableRawPointer(words)) }
     }
 
     /// Makes the to-many slot at `index` an unread relationship fault, its nil word; writes
@@ -457,15 +457,42 @@ final class ToManyBox {
     init(_ value: Any?) { self.value = value }
 }
 
-/// The tail-allocated buffer of ``PropertyValues``: the layout as header, the slots after it.
-/// Its deinit destroys the slots that need it (per ``PropertyLayout/nontrivialIndexes``).
+/// The header of a ``PropertyValueBuffer``: the layout its slots follow, and when the row a
+/// fault holds was read.
+struct PropertyValueBufferHeader {
+    /// The layout of the buffer's slots.
+    let layout: PropertyLayout
+    /// When a fetch read the row, for a buffer that is a fault's fetched row (see
+    /// `ManagedObject.fetchedRow`): firing checks it for staleness. Set by the context when the
+    /// buffer, fresh from the store, becomes the row; meaningless once the fault fired (a copy
+    /// does not carry it). Held here rather than in every object: a fault's row and its read
+    /// go together, as in Core Data's row cache, and an object then needs no word for it.
+    var rowRead: RowRead?
+
+    init(layout: PropertyLayout) {
+        self.layout = layout
+        rowRead = nil
+    }
+}
+
+/// The tail-allocated buffer of ``PropertyValues``: the layout (and a fetched row's read) as
+/// header, the slots after it. Its deinit destroys the slots that need it (per
+/// ``PropertyLayout/nontrivialIndexes``).
 ///
 /// The header is reached through `withUnsafeMutablePointers`, never `header`: the property is
 /// a class's stored property, and each access to it would be checked for exclusivity.
-final class PropertyValueBuffer: ManagedBuffer<PropertyLayout, UInt64> {
+final class PropertyValueBuffer: ManagedBuffer<PropertyValueBufferHeader, UInt64> {
+    /// When the row was read, for a buffer that is a fault's fetched row; see
+    /// `PropertyValueBufferHeader.rowRead`.
+    var rowRead: RowRead? {
+        get { withUnsafeMutablePointerToHeader { $0.pointee.rowRead } }
+        set { withUnsafeMutablePointerToHeader { $0.pointee.rowRead = newValue } }
+    }
+
     /// A buffer for `layout` with every slot nil.
     static func make(layout: PropertyLayout) -> PropertyValueBuffer {
-        let buffer = unsafeDowncast(create(minimumCapacity: layout.wordCount) { _ in layout }, to: PropertyValueBuffer.self)
+        let buffer = unsafeDowncast(
+            create(minimumCapacity: layout.wordCount) { _ in PropertyValueBufferHeader(layout: layout) }, to: PropertyValueBuffer.self)
         buffer.withUnsafeMutablePointerToElements { words in
             // The layout's words with every slot nil, copied: a nil holds no reference, so its
             // bytes copy as they are (a fetch makes a buffer per row).
@@ -491,8 +518,9 @@ final class PropertyValueBuffer: ManagedBuffer<PropertyLayout, UInt64> {
     /// A copy of the buffer: its bytes, with the values that need it retained.
     func copy() -> PropertyValueBuffer {
         withUnsafeMutablePointers { header, source in
-            let layout = header.pointee
-            let copy = unsafeDowncast(Self.create(minimumCapacity: layout.wordCount) { _ in layout }, to: PropertyValueBuffer.self)
+            let layout = header.pointee.layout
+            let copy = unsafeDowncast(
+                Self.create(minimumCapacity: layout.wordCount) { _ in PropertyValueBufferHeader(layout: layout) }, to: PropertyValueBuffer.self)
             copy.withUnsafeMutablePointerToElements { target in
                 target.initialize(from: source, count: layout.wordCount)
                 let from = UnsafeMutableRawPointer(source), to = UnsafeMutableRawPointer(target)
@@ -508,7 +536,7 @@ final class PropertyValueBuffer: ManagedBuffer<PropertyLayout, UInt64> {
     deinit {
         withUnsafeMutablePointers { header, words in
             let base = UnsafeMutableRawPointer(words)
-            let layout = header.pointee
+            let layout = header.pointee.layout
             for index in layout.nontrivialIndexes {
                 let slot = layout.slots[index]
                 Self.deinitialize(slot.kind, at: base + slot.offset)
@@ -520,7 +548,7 @@ final class PropertyValueBuffer: ManagedBuffer<PropertyLayout, UInt64> {
     @inline(__always)
     func withSlot<R>(at index: Int, _ body: (PropertyLayout.Slot, UnsafeMutableRawPointer) throws -> R) rethrows -> R {
         try withUnsafeMutablePointers { header, words in
-            try body(header.pointee.slots[index], UnsafeMutableRawPointer(words))
+            try body(header.pointee.layout.slots[index], UnsafeMutableRawPointer(words))
         }
     }
 
@@ -529,8 +557,8 @@ final class PropertyValueBuffer: ManagedBuffer<PropertyLayout, UInt64> {
     @inline(__always)
     func withSlotIfPresent<R>(at index: Int, _ body: (PropertyLayout.Slot, UnsafeMutableRawPointer) -> R?) -> R? {
         withUnsafeMutablePointers { header, words in
-            guard index >= 0, index < header.pointee.slots.count else { return nil }
-            return body(header.pointee.slots[index], UnsafeMutableRawPointer(words))
+            guard index >= 0, index < header.pointee.layout.slots.count else { return nil }
+            return body(header.pointee.layout.slots[index], UnsafeMutableRawPointer(words))
         }
     }
 
