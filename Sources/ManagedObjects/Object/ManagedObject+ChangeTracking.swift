@@ -30,6 +30,17 @@ enum ManagedChangeReversal {
 }
 
 extension ManagedObject {
+    /// Calls `body` with the object's values, borrowed in place: their buffer is not retained
+    /// and released for the call, an atomic write each to a header that is usually out of the
+    /// cache when a save walks thousands of objects. `body` must not write the object's values
+    /// (nor run code that could), and takes a copy of anything it keeps.
+    @inline(__always)
+    final func withValuesUnretained<R>(_ body: (borrowing PropertyValues) throws -> R) rethrows -> R {
+        // SAFETY: the pointer is used only for the call, while `self` is alive; nothing writes
+        // `values` meanwhile (the caller's promise).
+        try withUnsafeMutablePointer(to: &values) { try body($0.pointee) }
+    }
+
     // MARK: - Tracking will/did-change
 
     /// Records the state before a change of a modeled key.
