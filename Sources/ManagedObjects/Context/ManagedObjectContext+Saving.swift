@@ -263,14 +263,13 @@ extension ManagedObjectContext {
             try checkSavable(object)
             let objectID = id(of: object)
             outcome.permanentIDs.append(objectID)
-            let objectOverrides = overrides.of(object)
-            if rowWriter != nil && !overrides.hasAny && typedAttributes.of(object.entity) {
+            if rowWriter != nil && !overrides.hasAny(for: object) && typedAttributes.of(object.entity) {
                 // The record would have failed on a dangling to-many reference: so does the row.
                 try checkToManyTargets(of: object, ids: id)
                 return
             }
             recordSlots.append(slot)
-            let values = try storeValues(of: object, ids: id, overrides: objectOverrides).values
+            let values = try storeValues(of: object, ids: id, overrides: overrides.of(object)).values
             changes.inserted.append(StoreRecord(objectID: objectID, version: 1, values: values))
         }
         var rowObjects: [ManagedObject] = [], rowIDs: [ManagedObjectID] = []

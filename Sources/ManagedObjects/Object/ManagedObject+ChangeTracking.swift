@@ -36,9 +36,12 @@ extension ManagedObject {
     /// (nor run code that could), and takes a copy of anything it keeps.
     @inline(__always)
     final func withValuesUnretained<R>(_ body: (borrowing PropertyValues) throws -> R) rethrows -> R {
-        // SAFETY: the pointer is used only for the call, while `self` is alive; nothing writes
-        // `values` meanwhile (the caller's promise).
-        try withUnsafeMutablePointer(to: &values) { try body($0.pointee) }
+        guard let storage = values.unmanagedStorage else { return try body(PropertyValues()) }
+        // SAFETY: `values` holds the buffer for the call: nothing writes it meanwhile (the
+        // caller's promise), and `self` is alive. The values made here are a temporary the
+        // optimizer sees the whole life of, so their reference to the guaranteed buffer is
+        // neither retained nor released.
+        return try storage._withUnsafeGuaranteedRef { buffer in try body(PropertyValues(buffer: buffer)) }
     }
 
     // MARK: - Tracking will/did-change
