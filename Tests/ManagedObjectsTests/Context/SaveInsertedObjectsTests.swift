@@ -297,4 +297,28 @@ import Testing
         #expect(didSave.objects(ManagedObjectContext.insertedObjectsKey, at: 0) == Set(cullers.map { $0 as ManagedObject }))
         #expect(cullers.allSatisfy { $0.didSaveCalls == 1 })
     }
+    /// A save of many objects whose class keeps an attribute in its own primitive accessors
+    /// (Circle, the guide's Listing 3) takes their snapshots after the registry is rebuilt: the
+    /// committed values hold what the accessors gave, and each object is found by its new ID.
+    @Test func objectsWhoseClassKeepsAnAttributeItselfAreSnapshottedWhenManyAreSaved() throws {
+        let model = try ManagedObjectModel {
+            Entity("Circle", class: Circle.self) { Property("radius", .double, defaultValue: 0.0) }
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .inMemory)
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let circles = (0..<200).map { index -> Circle in
+            let circle = Circle(context: context)
+            circle.radius = Double(index) + 0.5
+            return circle
+        }
+        #expect(context.registered.prefersRebuild(renaming: circles.count))
+        try context.save()
+        #expect(context.registered.checkInvariants())
+        for (index, circle) in circles.enumerated() {
+            #expect(context.registeredObject(for: circle.objectID) === circle)
+            #expect(circle.committedValues(forKeys: ["radius"])["radius"] as? Double == Double(index) + 0.5)
+            #expect(!circle.hasChanges)
+        }
+    }
 }
