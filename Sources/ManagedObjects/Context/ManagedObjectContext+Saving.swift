@@ -263,14 +263,13 @@ extension ManagedObjectContext {
             try checkSavable(object)
             let objectID = id(of: object)
             outcome.permanentIDs.append(objectID)
-            let objectOverrides = overrides.of(object)
-            if rowWriter != nil && !overrides.hasAny && typedAttributes.of(object.entity) {
+            if rowWriter != nil && !overrides.hasAny(for: object) && typedAttributes.of(object.entity) {
                 // The record would have failed on a dangling to-many reference: so does the row.
                 try checkToManyTargets(of: object, ids: id)
                 return
             }
             recordSlots.append(slot)
-            let values = try storeValues(of: object, ids: id, overrides: objectOverrides).values
+            let values = try storeValues(of: object, ids: id, overrides: overrides.of(object)).values
             changes.inserted.append(StoreRecord(objectID: objectID, version: 1, values: values))
         }
         var rowObjects: [ManagedObject] = [], rowIDs: [ManagedObjectID] = []
@@ -651,7 +650,14 @@ extension ManagedObjectContext {
     ///
     /// - Throws: ``PersistenceError/Code/objectNotFound`` for a dangling reference.
     private func checkToManyTargets(of object: ManagedObject, ids: (ManagedObject) -> ManagedObjectID) throws {
-        let values = object.values
+        // Nothing here writes the object's values.
+        try object.withValuesUnretained { values in try checkToManyTargets(of: object, values: values, ids: ids) }
+    }
+
+    /// `checkToManyTargets(of:ids:)` on `values`, the object's own.
+    private func checkToManyTargets(
+        of object: ManagedObject, values: borrowing PropertyValues, ids: (ManagedObject) -> ManagedObjectID
+    ) throws {
         for relationship in object.entity.relationships where relationship.isToMany && !relationship.isTransient {
             // A relationship fault holds the store's IDs: nothing dangles there.
             switch values.toManyContents(at: relationship.index) {
@@ -728,31 +734,71 @@ extension ManagedObjectContext {
     /// Updates the context after a successful write.
     private func finishSave(_ outcome: SaveOutcome) {
         var updatedIDs = Set<ManagedObjectID>(), deletedIDs = Set<ManagedObjectID>()
-        // Each ID copied once, into the set: `Set(_:)` inserts a copy of each element and hands
-        // back another (`insert`'s member), a retain and a release of the ID's entity per ID
-        // besides the set's own.
-        var insertedIDs = Set<ManagedObjectID>(minimumCapacity: outcome.permanentIDs.count)
-        outcome.permanentIDs.withUnsafeBufferPointer { ids in
-            for index in ids.indices { insertedIDs.update(with: ids[index]) }
-        }
+        let insertedIDs = Self.idSet(of: outcome.permanentIDs)
         let savedInsertedSet = inserted
         // Each object leaves the registry under its temporary ID and joins it under its permanent
-        // one: the registry keeps its size.
+        // one: the registry keeps its size. When they are most of it, the registry is rebuilt
+        // once from the slots where the objects are found by reference (see
+        // `ObjectRegistry.rename(at:objects:to:)`): a removal and an insertion each read the
+        // other objects along their probe runs, a cache miss each.
         let renamesChildren = !chain.children.isEmpty && chain.parentStore == nil
         var renames: [(old: ManagedObjectID, new: ManagedObjectID)] = []
         var overrides = PrimitiveAccessorOverrides()
         let permanentIDs = outcome.permanentIDs
-        outcome.savedInserted.forEachUnretained { index, object in
+        let savedInserted = outcome.savedInserted
+        let rebuildsRegistry = savedInserted.count == permanentIDs.count && registered.prefersRebuild(renaming: savedInserted.count)
+        var positions: [Int] = []
+        if rebuildsRegistry { positions.reserveCapacity(savedInserted.count) }
+        // Objects the rebuild misses (not registered under their temporary IDs), with those IDs.
+        var missed: [(index: Int, old: ManagedObjectID)] = []
+        // Objects whose class keeps attributes in primitive accessors of its own: their snapshot
+        // runs the class's code, which must find the registry whole.
+        var snapshotsAfterRenames: [Int] = []
+        savedInserted.forEachUnretained { index, object in
             guard index < permanentIDs.count else { return }
             let id = permanentIDs[index]
             if renamesChildren { renames.append((object.objectID, id)) }
-            registered[object.objectID] = nil
+            if !rebuildsRegistry {
+                registered[object.objectID] = nil
+            } else if let position = registered.position(of: object, registeredAs: object.objectID.key) {
+                positions.append(position)
+            } else {
+                missed.append((index, object.objectID))
+            }
             object.objectID = id
             object.saveSlot = -1
-            registered.insert(object, id: id)
+            if !rebuildsRegistry { registered.insert(object, id: id) }
             object.flags.remove([.inserted, .updated])
-            object.snapshot = Self.snapshot(of: object, overrides: &overrides)
+            if !rebuildsRegistry || !overrides.hasAny(for: object) {
+                object.snapshot = Self.snapshot(of: object, overrides: &overrides)
+            } else {
+                snapshotsAfterRenames.append(index)
+            }
             object.snapshotVersion = 1
+        }
+        if rebuildsRegistry {
+            if missed.isEmpty {
+                registered.rename(at: positions, objects: savedInserted, to: permanentIDs)
+            } else {
+                var found: [ManagedObject] = [], foundIDs: [ManagedObjectID] = []
+                var nextMissed = 0
+                for index in savedInserted.indices {
+                    if nextMissed < missed.count && missed[nextMissed].index == index {
+                        nextMissed += 1
+                        continue
+                    }
+                    found.append(savedInserted[index])
+                    foundIDs.append(permanentIDs[index])
+                }
+                registered.rename(at: positions, objects: found, to: foundIDs)
+                for (index, old) in missed {
+                    registered[old] = nil
+                    registered.insert(savedInserted[index], id: permanentIDs[index])
+                }
+            }
+            for index in snapshotsAfterRenames {
+                savedInserted[index].snapshot = Self.snapshot(of: savedInserted[index], overrides: &overrides)
+            }
         }
         for object in outcome.savedUpdated {
             object.flags.remove([.inserted, .updated])
@@ -787,6 +833,17 @@ extension ManagedObjectContext {
 }
 
 extension ManagedObjectContext {
+    /// A set of `ids`, for the did-save notification. Each ID is copied in once: `Set(_:)`
+    /// inserts a copy of each element and hands back another (`insert`'s member), a retain and
+    /// a release of the ID's entity per ID besides the set's own.
+    static func idSet(of ids: [ManagedObjectID]) -> Set<ManagedObjectID> {
+        var set = Set<ManagedObjectID>(minimumCapacity: ids.count)
+        ids.withUnsafeBufferPointer { ids in
+            for index in ids.indices { set.update(with: ids[index]) }
+        }
+        return set
+    }
+
     /// The snapshot a saved object keeps: its storage as it is (shared, not copied) when its
     /// class keeps no attribute in primitive accessors of its own, else `currentSnapshot`'s.
     fileprivate static func snapshot(of object: ManagedObject, overrides: inout PrimitiveAccessorOverrides) -> PropertyValues {
@@ -834,6 +891,12 @@ struct PrimitiveAccessorOverrides {
     private var answer: [Bool] = []
     /// Whether the last answer has a property with a primitive accessor of its own.
     private(set) var hasAny = false
+
+    /// Whether `object`'s answer has a property with a primitive accessor of its own.
+    mutating func hasAny(for object: ManagedObject) -> Bool {
+        _ = of(object)
+        return hasAny
+    }
 
     /// The answer for `object`, which must not be a fault when its class and entity are new.
     mutating func of(_ object: ManagedObject) -> [Bool] {

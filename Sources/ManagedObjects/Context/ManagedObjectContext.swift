@@ -87,7 +87,7 @@ public final class ManagedObjectContext {
             yield &insertedSet
         }
         set {
-            stagedInsertions = []
+            releaseStagedInsertions()
             insertedSet = newValue
         }
     }
@@ -98,8 +98,12 @@ public final class ManagedObjectContext {
     /// Objects inserted since the last read of `inserted`, each once and none in `insertedSet`
     /// (every removal reads `inserted` first): an insertion appends here, and the next read
     /// joins them all to the set at once, sized once, instead of a hash insertion each that
-    /// grows the set again and again.
-    @exclusivity(unchecked) private var stagedInsertions: [ManagedObject] = []
+    /// grows the set again and again. Each entry holds a reference to its object, taken by
+    /// `stageInsertion(of:)` and handed to the set by `joinStagedInsertions()` (or released by
+    /// `releaseStagedInsertions()`): moved, where an array of objects would retain each object
+    /// for the set and release it with the array, two atomic writes to its header, out of the
+    /// cache by the time of a save.
+    @exclusivity(unchecked) private var stagedInsertions: [Unmanaged<ManagedObject>] = []
     /// Objects changed since the last save, neither inserted nor deleted.
     @exclusivity(unchecked) var updated: Set<ManagedObject> = []
     /// Saved objects deleted since the last save.
@@ -230,17 +234,31 @@ public final class ManagedObjectContext {
 
     /// Adds `object`, which is not in `inserted`, to `inserted` when it is next read.
     private func stageInsertion(of object: ManagedObject) {
-        stagedInsertions.append(object)
+        stagedInsertions.append(.passRetained(object))
     }
 
     /// Joins the staged insertions to `insertedSet`.
     private func joinStagedInsertions() {
-        var staged = stagedInsertions
+        let staged = stagedInsertions
         stagedInsertions = []
-        insertedSet.reserveCapacity(insertedSet.count + staged.count)
-        // Each object moves from the array into the set, which does not hold it yet:
-        // `update(with:)` hands back no member (`insert` returns one, retained, to be released).
-        while let object = staged.popLast() { insertedSet.update(with: object) }
+        // Filled as a local: the set's storage is then not retained and checked for each object.
+        var set = insertedSet
+        insertedSet = []
+        set.reserveCapacity(set.count + staged.count)
+        // Each object's reference moves from its entry into the set, which does not hold the
+        // object yet: `update(with:)` hands back no member (`insert` returns one, retained, to be
+        // released).
+        staged.withUnsafeBufferPointer { staged in
+            for entry in staged { set.update(with: entry.takeRetainedValue()) }
+        }
+        insertedSet = set
+    }
+
+    /// Empties the staged insertions, releasing their references.
+    private func releaseStagedInsertions() {
+        let staged = stagedInsertions
+        stagedInsertions = []
+        for entry in staged { entry.release() }
     }
 
     /// The objects inserted since the last save.

@@ -31,7 +31,13 @@ struct ObjectRegistry {
     /// any number of slots.
     @inline(__always)
     private static func home(of id: ManagedObjectID, capacity: Int) -> Int {
-        let mixed = (UInt64(bitPattern: id.key.number) ^ seed) &* 0x9E37_79B9_7F4A_7C15
+        home(of: id.key, capacity: capacity)
+    }
+
+    /// The slot where probing for an ID whose key is `key` starts (see `home(of:capacity:)`).
+    @inline(__always)
+    private static func home(of key: ManagedObjectID.Key, capacity: Int) -> Int {
+        let mixed = (UInt64(bitPattern: key.number) ^ seed) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: (mixed ^ (mixed >> 29)).multipliedFullWidth(by: UInt64(capacity)).high)
     }
 
@@ -93,6 +99,62 @@ struct ObjectRegistry {
         reserveCapacity(count + objects.count)
         for object in objects {
             object._withUnsafeGuaranteedRef { insertNew($0, id: $0.objectID) }
+        }
+    }
+
+    /// The slot holding `object`, which is registered under `id` if at all: probing from `id`'s
+    /// home slot comparing references, so that no other object is read (each would be a cache
+    /// miss in a large table). Nil when `object` is not registered under `id`.
+    func position(of object: ManagedObject, registeredAs id: ManagedObjectID.Key) -> Int? {
+        guard count > 0 else { return nil }
+        let target = Unmanaged.passUnretained(object).toOpaque()
+        var position = Self.home(of: id, capacity: slots.count)
+        while let entry = slots[position] {
+            if entry.toOpaque() == target { return position }
+            position = next(after: position)
+        }
+        return nil
+    }
+
+    /// Whether renaming `renamed` registered objects is cheaper as one rebuild of the table
+    /// (`rename(at:objects:to:)`, which reads only the objects that keep their IDs) than one
+    /// removal and insertion each (which read the objects along each probe run): when they are
+    /// at least half the table.
+    func prefersRebuild(renaming renamed: Int) -> Bool {
+        renamed >= 64 && renamed * 2 >= count
+    }
+
+    /// Registers `objects[i]`, found at slot `positions[i]` (see `position(of:registeredAs:)`),
+    /// under `ids[i]` instead, in one rebuild of the table: the renamed objects go straight to
+    /// free slots from their new IDs (which must all differ, and differ from their old ones),
+    /// without reading them; the other objects are placed again from their own IDs, each
+    /// giving way to a renamed object with the same ID (as `insert(_:id:)` replaces it).
+    ///
+    /// - Complexity: O(`capacity`), reading only the objects not renamed.
+    mutating func rename(at positions: [Int], objects: [ManagedObject], to ids: [ManagedObjectID]) {
+        precondition(positions.count == objects.count && objects.count <= ids.count, "renames of unequal lengths")
+        guard !positions.isEmpty else { return }
+        var remaining = slots
+        slots = ContiguousArray(repeating: nil, count: Swift.max(slots.count, Self.capacity(for: count)))
+        count = 0
+        for position in positions { remaining[position] = nil }
+        objects.withUnsafeBufferPointer { objects in
+            ids.withUnsafeBufferPointer { ids in
+                for index in objects.indices {
+                    var position = Self.home(of: ids[index], capacity: slots.count)
+                    while slots[position] != nil { position = next(after: position) }
+                    slots[position] = Unmanaged.passUnretained(objects[index])
+                    count += 1
+                }
+            }
+        }
+        for case let entry? in remaining {
+            let id = entry._withUnsafeGuaranteedRef { $0.objectID }
+            if slot(of: id) != nil { continue }
+            var position = Self.home(of: id, capacity: slots.count)
+            while slots[position] != nil { position = next(after: position) }
+            slots[position] = entry
+            count += 1
         }
     }
 

@@ -30,6 +30,20 @@ enum ManagedChangeReversal {
 }
 
 extension ManagedObject {
+    /// Calls `body` with the object's values, borrowed in place: their buffer is not retained
+    /// and released for the call, an atomic write each to a header that is usually out of the
+    /// cache when a save walks thousands of objects. `body` must not write the object's values
+    /// (nor run code that could), and takes a copy of anything it keeps.
+    @inline(__always)
+    final func withValuesUnretained<R>(_ body: (borrowing PropertyValues) throws -> R) rethrows -> R {
+        guard let storage = values.unmanagedStorage else { return try body(PropertyValues()) }
+        // SAFETY: `values` holds the buffer for the call: nothing writes it meanwhile (the
+        // caller's promise), and `self` is alive. The values made here are a temporary the
+        // optimizer sees the whole life of, so their reference to the guaranteed buffer is
+        // neither retained nor released.
+        return try storage._withUnsafeGuaranteedRef { buffer in try body(PropertyValues(buffer: buffer)) }
+    }
+
     // MARK: - Tracking will/did-change
 
     /// Records the state before a change of a modeled key.

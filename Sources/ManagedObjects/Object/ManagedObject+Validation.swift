@@ -171,15 +171,18 @@ extension ManagedObject {
     /// `validateValue(_:forKey:)` whatever their value): one access to the buffer for all of
     /// them, each slot read through its kind's own type, nothing retained per property.
     private func passingProperties(_ checks: ContiguousArray<ValidationCheck>, skipping: [Bool]) -> PassingProperties {
-        guard let buffer = values.storage else { return PassingProperties() }
-        return buffer.withUnsafeMutablePointers { header, words in
-            let slots = header.pointee.layout.slots
-            let base = UnsafeMutableRawPointer(words)
-            var passing = PassingProperties(count: slots.count)
-            for index in 0..<min(checks.count, slots.count, skipping.count) where !skipping[index] {
-                if Self.passes(checks[index], slots[index], in: base) { passing.insert(index) }
+        // The values borrowed, not retained: the checks only read them.
+        withValuesUnretained { values in
+            guard let buffer = values.storage else { return PassingProperties() }
+            return buffer.withUnsafeMutablePointers { header, words in
+                let slots = header.pointee.layout.slots
+                let base = UnsafeMutableRawPointer(words)
+                var passing = PassingProperties(count: slots.count)
+                for index in 0..<min(checks.count, slots.count, skipping.count) where !skipping[index] {
+                    if Self.passes(checks[index], slots[index], in: base) { passing.insert(index) }
+                }
+                return passing
             }
-            return passing
         }
     }
 

@@ -72,6 +72,9 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
     /// exactly when the write needed no copy.
     package var bufferIdentity: ObjectIdentifier? { buffer.map(ObjectIdentifier.init) }
 
+    /// The buffer, not retained; nil for empty storage (see `ManagedObject.withValuesUnretained(_:)`).
+    var unmanagedStorage: Unmanaged<PropertyValueBuffer>? { buffer.map { Unmanaged.passUnretained($0) } }
+
     /// Whether the two values share one buffer (or are both empty): a snapshot not written since
     /// it was taken.
     package func isIdentical(to other: PropertyValues) -> Bool { buffer === other.buffer }

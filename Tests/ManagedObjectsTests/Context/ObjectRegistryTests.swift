@@ -65,6 +65,43 @@ import Testing
         #expect(registry[objects[0].objectID] === stranger)
     }
 
+    @Test func objectsAreFoundByReferenceInTheSlotsOfTheIDsTheyAreRegisteredUnder() throws {
+        let objects = try makeObjects(count: 1_000)
+        var registry = ObjectRegistry()
+        for object in objects { registry[object.objectID] = object }
+        let stranger = objects[0].entity.managedObjectClass.init(entity: objects[0].entity, insertInto: nil)
+        stranger.objectID = objects[0].objectID
+        for object in objects {
+            let position = try #require(registry.position(of: object, registeredAs: object.objectID.key))
+            #expect(registry[object.objectID] === object && position >= 0 && position < registry.capacity)
+        }
+        // Another object with the same ID is not the one registered.
+        #expect(registry.position(of: stranger, registeredAs: stranger.objectID.key) == nil)
+    }
+
+    @Test func renamingMostObjectsAtOnceRegistersEachUnderItsNewIDAndKeepsTheOthers() throws {
+        let objects = try makeObjects(count: 2_000)
+        var registry = ObjectRegistry()
+        for object in objects { registry[object.objectID] = object }
+        let renamed = Array(objects.prefix(1_500)), kept = Array(objects.dropFirst(1_500))
+        #expect(registry.prefersRebuild(renaming: renamed.count))
+        #expect(!registry.prefersRebuild(renaming: 10))
+        let positions = try renamed.map { try #require(registry.position(of: $0, registeredAs: $0.objectID.key)) }
+        // New IDs in another store; the last renamed object takes the ID of the first kept one,
+        // which gives way to it, as `insert(_:id:)` replaces the object registered under an ID.
+        var newIDs = renamed.enumerated().map { index, object in
+            ManagedObjectID(entity: object.entity, storeIdentifier: "T", primaryKey: Int64(index))
+        }
+        newIDs[newIDs.count - 1] = kept[0].objectID
+        for (object, id) in zip(renamed, newIDs) { object.objectID = id }
+        registry.rename(at: positions, objects: renamed, to: newIDs)
+        #expect(registry.checkInvariants())
+        #expect(registry.count == objects.count - 1)
+        #expect(zip(renamed, newIDs).allSatisfy { registry[$1] === $0 })
+        #expect(kept.dropFirst().allSatisfy { registry[$0.objectID] === $0 })
+        #expect(registry[kept[0].objectID] === renamed[renamed.count - 1])
+    }
+
     @Test func aContextFindsItsObjectsAfterTheirIDsBecomePermanent() throws {
         let stack = try ManagedTestStack()
         let employees = (0 ..< 200).map { stack.employee("E\($0)") }

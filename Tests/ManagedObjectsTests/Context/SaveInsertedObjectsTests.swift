@@ -224,4 +224,101 @@ import Testing
         #expect(cullers.allSatisfy { context.object(with: $0.objectID) === $0 })
         #expect(context.insertedObjects.isEmpty)
     }
+    /// A save of `count` new objects (the registry is rebuilt once for many, renamed one by one
+    /// for few) registers each under its permanent ID, in place of a fault the context made
+    /// for that ID before, and keeps the other registered objects.
+    @Test(arguments: [10, 300])
+    func savedObjectsReplaceFaultsRegisteredUnderTheirPermanentIDs(count: Int) throws {
+        let (context, _) = try cullerContext()
+        let kept = Culler(context: context)
+        kept.name = "kept"
+        try context.save()
+        let store = try #require(context.persistentStoreCoordinator.persistentStores.first)
+        let entity = kept.entity
+        let cullers = (0..<count).map { index -> Culler in
+            let culler = Culler(context: context)
+            culler.name = "C\(index)"
+            return culler
+        }
+        // Faults for the first and last keys the store could hand out next and two beyond
+        // (held, so they stay registered).
+        let next = (kept.objectID.primaryKey ?? 0) + 1
+        let keys = [next, next + 1, next + Int64(count) - 1, next + Int64(count), next + Int64(count) + 1]
+        let faults = keys.map { context.object(with: ManagedObjectID(entity: entity, storeIdentifier: store.identifier, primaryKey: $0)) }
+        let temporaryIDs = cullers.map(\.objectID)
+        try context.save()
+        #expect(context.registered.checkInvariants())
+        #expect(cullers.allSatisfy { !$0.objectID.isTemporaryID && context.registeredObject(for: $0.objectID) === $0 })
+        #expect(temporaryIDs.allSatisfy { context.registeredObject(for: $0) == nil })
+        #expect(context.registeredObject(for: kept.objectID) === kept)
+        let savedIDs = Set(cullers.map(\.objectID))
+        for fault in faults where !savedIDs.contains(fault.objectID) {
+            #expect(context.registeredObject(for: fault.objectID) === fault)
+        }
+        #expect(faults.contains { savedIDs.contains($0.objectID) })
+    }
+
+    /// New objects the context holds (staged for its inserted set, which nothing has read yet)
+    /// are let go by `reset()` and when the context goes away.
+    @Test(arguments: [false, true])
+    func unsavedInsertionsAreFreedByResetAndWithTheContext(resets: Bool) throws {
+        weak var weakCuller: Culler?
+        do {
+            let (context, _) = try cullerContext()
+            do {
+                let culler = Culler(context: context)
+                culler.name = "unsaved"
+                weakCuller = culler
+            }
+            #expect(weakCuller != nil)
+            if resets {
+                context.reset()
+                #expect(weakCuller == nil)
+            }
+        }
+        #expect(weakCuller == nil)
+    }
+
+    /// Objects inserted in several steps, with the inserted set read between them, are each
+    /// in it once and all saved.
+    @Test func insertionsJoinedToTheInsertedSetInStepsAreEachSavedOnce() throws {
+        let (context, center) = try cullerContext()
+        let didSave = NotificationRecorder(ManagedObjectContext.didSaveNotification, center: center)
+        var cullers: [Culler] = []
+        for step in 0..<3 {
+            for index in 0..<20 {
+                let culler = Culler(context: context)
+                culler.name = "S\(step)-\(index)"
+                cullers.append(culler)
+            }
+            #expect(context.insertedObjects.count == cullers.count)
+        }
+        try context.save()
+        #expect(didSave.objects(ManagedObjectContext.insertedObjectsKey, at: 0) == Set(cullers.map { $0 as ManagedObject }))
+        #expect(cullers.allSatisfy { $0.didSaveCalls == 1 })
+    }
+    /// A save of many objects whose class keeps an attribute in its own primitive accessors
+    /// (Circle, the guide's Listing 3) takes their snapshots after the registry is rebuilt: the
+    /// committed values hold what the accessors gave, and each object is found by its new ID.
+    @Test func objectsWhoseClassKeepsAnAttributeItselfAreSnapshottedWhenManyAreSaved() throws {
+        let model = try ManagedObjectModel {
+            Entity("Circle", class: Circle.self) { Property("radius", .double, defaultValue: 0.0) }
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .inMemory)
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let circles = (0..<200).map { index -> Circle in
+            let circle = Circle(context: context)
+            circle.radius = Double(index) + 0.5
+            return circle
+        }
+        #expect(context.registered.prefersRebuild(renaming: circles.count))
+        try context.save()
+        #expect(context.registered.checkInvariants())
+        for (index, circle) in circles.enumerated() {
+            #expect(context.registeredObject(for: circle.objectID) === circle)
+            #expect(circle.committedValues(forKeys: ["radius"])["radius"] as? Double == Double(index) + 0.5)
+            #expect(!circle.hasChanges)
+        }
+    }
 }

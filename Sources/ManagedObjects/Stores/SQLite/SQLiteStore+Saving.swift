@@ -101,12 +101,16 @@ extension SQLiteStore: InsertedRowWriting {
             // `rows` holds every object for the walk: none is retained and released per row.
             try rows.objects.forEachUnretained(in: start..<end) { index, object in
                 let id = rows.ids[index]
-                let values = object.values
-                if let plan, plan.fits(values), !plan.relatesBeyondRow(values) {
+                // The object's values borrowed, not retained per row: the row's writing reads
+                // them only (its related objects' IDs are looked up, nothing is written).
+                let wrote = try object.withValuesUnretained { values -> Bool in
+                    guard let plan, plan.fits(values), !plan.relatesBeyondRow(values) else { return false }
                     text.startRow()
                     try writeRow(
                         of: object, id: id, values: values, plan: plan, mapping: mapping, rows: rows, statement: statement, text: &text)
-                } else {
+                    return true
+                }
+                if !wrote {
                     let record = try rows.record(object, id)
                     try write(record, mapping: mapping, statement: statement, inserting: true)
                     records.append(record)
@@ -122,7 +126,7 @@ extension SQLiteStore: InsertedRowWriting {
     /// errors. The entity and version columns (parameters 2 and 3) are bound by the caller, once
     /// for its run of rows of one entity; the text is bound from `text`, without SQLite copying it.
     private func writeRow(
-        of object: ManagedObject, id: ManagedObjectID, values: PropertyValues, plan: StorageRowPlan,
+        of object: ManagedObject, id: ManagedObjectID, values: borrowing PropertyValues, plan: StorageRowPlan,
         mapping: SQLSchema.EntityMapping, rows: InsertedObjectRows, statement: SQLiteStatement, text: inout BorrowedTextBytes
     ) throws {
         guard id.storeIdentifier == identifier, let key = id.primaryKey else {
@@ -456,11 +460,11 @@ private struct StorageRowPlan {
 
     /// Whether `values` has the layout the plan was made from (an object's storage is laid
     /// out by its entity, or empty for a fault).
-    func fits(_ values: PropertyValues) -> Bool { values.count == count }
+    func fits(_ values: borrowing PropertyValues) -> Bool { values.count == count }
 
     /// Whether a new object with `values` relates objects through a relationship written
     /// beyond its row; anything but an empty collection there counts as relating.
-    func relatesBeyondRow(_ values: PropertyValues) -> Bool {
+    func relatesBeyondRow(_ values: borrowing PropertyValues) -> Bool {
         for index in beyondRow {
             switch values.toManyContents(at: index) {
             case .set(let set): if !set.isEmpty { return true }
