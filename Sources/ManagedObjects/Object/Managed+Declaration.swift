@@ -303,13 +303,16 @@ struct ManagedDeclaration: @unchecked Sendable {
 /// initializers cost one atomic load.
 @usableFromInline
 enum ManagedDeclarationRecorder {
-    private static let recordingCount = Atomic<Int>(0)
+    /// The number of readings in progress. Read inline by every declaring initializer (see
+    /// `isRecording`): a call into this module per wrapper costs more than the load itself,
+    /// and an object of a subclass runs one per declared argument list.
+    @usableFromInline static let recordingCount = Atomic<Int>(0)
     private static let declarations = Mutex<[ManagedDeclaration]>([])
     /// One reading at a time: declarations are numbered per reading.
     private static let readingLock = Mutex<Void>(())
 
     /// Whether a reader is making prototypes.
-    @usableFromInline
+    @inlinable @inline(__always)
     static var isRecording: Bool { recordingCount.load(ordering: .relaxed) > 0 }
 
     /// Keeps `declaration` and returns the index its wrapper holds: -2 for the first, -3 for
