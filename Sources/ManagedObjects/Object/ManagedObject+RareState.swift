@@ -301,6 +301,9 @@ extension ManagedObject {
         set {
             if let rareState {
                 rareState.faultBatch = newValue
+                // A batch's fault that loads its row leaves the state it needed for the batch
+                // alone: its row's read then sits in the side state, where firing looks.
+                if newValue == nil { dropRareStateIfEmpty() }
             } else if let newValue {
                 let state = ManagedObjectRareState()
                 state.faultBatch = newValue
