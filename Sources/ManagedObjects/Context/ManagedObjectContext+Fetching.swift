@@ -235,7 +235,7 @@ extension ManagedObjectContext {
             // are registered together once they are read (even when reading fails part way).
             // Objects are fired once the store is done (firing runs `awakeFromFetch`, which may
             // read the store).
-            var sink = FetchRowSink(context: self, read: read, loaded: !request.returnsObjectsAsFaults)
+            var sink = FetchRowSink(context: self, entity: entity, read: read, loaded: !request.returnsObjectsAsFaults)
             let applied: (appliedPredicate: Bool, appliedSortAndLimit: Bool)
             do {
                 // The objects of the rows are made through one request of the thread's.
@@ -309,7 +309,9 @@ extension ManagedObjectContext {
     /// The objects of `ids`, as ``object(with:)`` gives each: the registered ones, and new
     /// faults made through one request of the thread's (see `FaultConstruction`).
     private func objects(with ids: [ManagedObjectID]) -> [ManagedObject] {
-        FaultConstruction.withRequest { request in
+        // The registry grows once, to the room the new faults may need, not by doubling.
+        registered.reserveCapacity(registered.count + ids.count)
+        return FaultConstruction.withRequest { request in
             var last: (entity: ObjectIdentifier, bindings: UnsafeBufferPointer<ManagedFieldTable.Binding>)?
             return ids.map { id in
                 if let object = registered[id] { return object }

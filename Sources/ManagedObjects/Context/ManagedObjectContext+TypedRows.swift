@@ -199,16 +199,51 @@ struct FaultRowSink: ContextRowSink {
 /// leaves its fault without one (firing then reads the store and reports it), any other is
 /// completed and held by the fault until it fires.
 struct FetchedRowAdoption {
-    /// Held without reference counting: a sink lives within one call of its context, which
-    /// every row reaches several times (a retain and a release each).
-    unowned(unsafe) let context: ManagedObjectContext
+    /// The context, held without reference counting: a sink lives within one call of its
+    /// context, which every row reaches several times. Reached through `withContext(_:)`,
+    /// which borrows it (a strong local copy of an `unowned(unsafe)` reference is retained
+    /// and released again: two atomic operations per use, per row).
+    private let unmanagedContext: Unmanaged<ManagedObjectContext>
     let read: RowRead
     private var completion = FetchedRowCompletion()
     private var conversionFailed = false
+    /// The related object the last to-one value resolved to (see `lastRelatedObject(for:)`).
+    private var lastRelated: ManagedObject?
 
     init(context: ManagedObjectContext, read: RowRead) {
-        self.context = context
+        unmanagedContext = Unmanaged.passUnretained(context)
         self.read = read
+    }
+
+    /// Calls `body` with the context, borrowed: no reference counted.
+    @inline(__always)
+    func withContext<Result>(_ body: (ManagedObjectContext) throws -> Result) rethrows -> Result {
+        try unmanagedContext._withUnsafeGuaranteedRef(body)
+    }
+
+    /// The object the last to-one value resolved to, when it is `id`'s: rows of a fetch or a
+    /// batch mostly relate to a few objects in turn (employees to their department), and
+    /// comparing one key and one entity costs less than looking the ID up in the registry. An
+    /// object keeps its ID while the rows are read, and the registry holds it under that ID.
+    @inline(__always)
+    func lastRelatedObject(for id: ManagedObjectID) -> ManagedObject? {
+        guard let lastRelated, lastRelated.objectID.key == id.key, lastRelated.objectID.entity === id.entity else { return nil }
+        return lastRelated
+    }
+
+    /// Remembers `object` as the one the last to-one value resolved to.
+    @inline(__always)
+    mutating func noteRelated(_ object: ManagedObject) {
+        if lastRelated !== object { lastRelated = object }
+    }
+
+    /// The object a to-one relationship holds for `id`: the last one when it is `id`'s, else
+    /// the context's (`ManagedObjectContext.object(with:)`).
+    mutating func relatedObject(for id: ManagedObjectID) -> ManagedObject {
+        if let object = lastRelatedObject(for: id) { return object }
+        let object = withContext { $0.object(with: id) }
+        noteRelated(object)
+        return object
     }
 
     mutating func storeConverted(
@@ -217,19 +252,23 @@ struct FetchedRowAdoption {
     ) {
         guard !conversionFailed else { return }
         do {
-            try context.storeObjectValue(value, for: property, kind: kind, into: &values, of: id)
+            try withContext { try $0.storeObjectValue(value, for: property, kind: kind, into: &values, of: id) }
         } catch {
             conversionFailed = true
         }
     }
 
-    /// Gives the fault `object` the row of `id` (or no row, when a value did not convert).
+    /// Gives the fault `object` the row of `id` (or no row, when a value did not convert), as
+    /// `ManagedObjectContext.setFetchedRow(_:version:read:of:)` does: the row's buffer moves
+    /// into the object, no reference counted for it.
     mutating func adopt(_ values: consuming PropertyValues, of id: ManagedObjectID, version: Int64, by object: ManagedObject) {
         defer { conversionFailed = false }
-        guard !conversionFailed else { return context.dropFetchedRow(of: object) }
+        guard !conversionFailed else { return withContext { $0.dropFetchedRow(of: object) } }
         // Completed in place: the store handed over its only reference to the buffer.
         completion.complete(&values, of: id.entity, for: object)
-        context.setFetchedRow(values, version: version, read: read, of: object)
+        object.fetchedRow = consume values
+        object.snapshotVersion = version
+        object.cachedRecordRead = read
     }
 
     /// Forgets the row received (no object takes it).
@@ -242,7 +281,7 @@ protocol AdoptingRowSink: TypedRowSink {
 }
 
 extension AdoptingRowSink {
-    func relatedObject(for id: ManagedObjectID) -> ManagedObject { adoption.context.object(with: id) }
+    mutating func relatedObject(for id: ManagedObjectID) -> ManagedObject { adoption.relatedObject(for: id) }
 
     mutating func storeConverted(
         _ value: StoreValue, for property: PropertyDescription, kind: PropertySlotKind, into values: inout PropertyValues,
@@ -327,26 +366,36 @@ struct FetchRowSink: AdoptingRowSink {
     /// (see `FaultConstruction.withRequest(_:)`); nil makes them as new objects.
     var construction: UnsafeMutablePointer<FaultConstruction>?
     var adoption: FetchedRowAdoption
+    /// The fetched entity: rows are of it or of its subentities.
+    private let entity: EntityDescription
+    /// Whether the registry may hold the object of a row: false while it held nothing when
+    /// the fetch began and nothing registered since can be one (a fetch reads each record
+    /// once, and its own new objects wait in `unregistered`; a related object of another
+    /// entity, such as an employee's department, is not a row). Each row then skips the
+    /// registry lookup.
+    private var registryMayHoldRows: Bool
 
-    init(context: ManagedObjectContext, read: RowRead, loaded: Bool) {
+    init(context: ManagedObjectContext, entity: EntityDescription, read: RowRead, loaded: Bool) {
         adoption = FetchedRowAdoption(context: context, read: read)
+        self.entity = entity
         self.loaded = loaded
+        registryMayHoldRows = context.registered.count > 0
     }
 
     mutating func receiveRow(_ id: ManagedObjectID, version: Int64, values: consuming PropertyValues) {
-        let context = adoption.context
-        if let object = context.registered[id] {
+        if registryMayHoldRows, let object = adoption.withContext({ $0.registered[id] }) {
             objects.append(object)
             guard object.isFault else { return adoption.skip() }
             adoption.adopt(values, of: id, version: version, by: object)
-        } else {
-            let object = context.makeUnregisteredFault(for: id, bindings: bindings(for: id.entity), through: construction)
-            unregistered.append(Unmanaged.passUnretained(object))
-            if loaded { toFire.append(object) }
-            adoption.adopt(values, of: id, version: version, by: object)
-            // Last: the array takes the reference the object was made with.
-            objects.append(object)
+            return
         }
+        let bindings = bindings(for: id.entity), construction = construction
+        let object = adoption.withContext { $0.makeUnregisteredFault(for: id, bindings: bindings, through: construction) }
+        unregistered.append(Unmanaged.passUnretained(object))
+        if loaded { toFire.append(object) }
+        adoption.adopt(values, of: id, version: version, by: object)
+        // Moved: the array takes the reference the object was made with.
+        objects.append(consume object)
     }
 
     /// `ManagedFieldTable.bindingBuffer(for:entity:)` of `entity`'s class and `entity`.
@@ -359,19 +408,27 @@ struct FetchRowSink: AdoptingRowSink {
     }
 
     mutating func relatedObject(for id: ManagedObjectID) -> ManagedObject {
-        let context = adoption.context
-        if let object = context.registered[id] { return object }
+        if let object = adoption.lastRelatedObject(for: id) { return object }
+        if let object = adoption.withContext({ $0.registered[id] }) {
+            adoption.noteRelated(object)
+            return object
+        }
         // It may be one of the new objects: registered first, so that it is found.
         registerNewObjects()
-        return context.object(with: id)
+        // A new fault of the fetched entity (a manager of the employees fetched) may be a
+        // later row's object.
+        if id.entity.isKindOf(entity: entity) { registryMayHoldRows = true }
+        return adoption.relatedObject(for: id)
     }
 
     mutating func storeConverted(
         _ value: StoreValue, for property: PropertyDescription, kind: PropertySlotKind, into values: inout PropertyValues,
         of id: ManagedObjectID
     ) {
-        // A to-one's object is looked up in the registry.
+        // A to-one's object is looked up in the registry, and may be registered there; a
+        // value transformer may run any code.
         if case .toOne = value { registerNewObjects() }
+        registryMayHoldRows = true
         adoption.storeConverted(value, for: property, kind: kind, into: &values, of: id)
     }
 
@@ -380,7 +437,7 @@ struct FetchRowSink: AdoptingRowSink {
     mutating func registerNewObjects() {
         guard !unregistered.isEmpty else { return }
         // `objects` holds every one of them: none goes away before it is registered.
-        adoption.context.registered.insertNew(unregistered)
+        adoption.withContext { $0.registered.insertNew(unregistered) }
         unregistered.removeAll(keepingCapacity: true)
     }
 }

@@ -27,8 +27,10 @@ import Darwin
 /// one that claimed the request, and otherwise makes it a fault of the record as it does any
 /// object (see `make(_:bindings:through:)`'s result).
 struct FaultConstruction {
-    /// The record's ID, while an object is being made for it.
-    var objectID: ManagedObjectID?
+    /// The key of the record's ID, while an object is being made for it; its entity is the
+    /// one `entity` names, which the initializer is given. Held without the entity, so that
+    /// setting and clearing it per object counts no reference.
+    var key: ManagedObjectID.Key?
     /// The entity whose objects may claim the request; nil between objects.
     var entity: ObjectIdentifier?
     /// The class whose objects may claim the request: the entity's.
@@ -76,7 +78,7 @@ struct FaultConstruction {
         let entity = objectID.entity
         let type = entity.managedObjectClass
         guard let request else { return (type.init(entity: entity, insertInto: nil), false) }
-        request.pointee.objectID = objectID
+        request.pointee.key = objectID.key
         request.pointee.entity = ObjectIdentifier(entity)
         request.pointee.type = ObjectIdentifier(type)
         request.pointee.bindings = bindings
@@ -84,7 +86,7 @@ struct FaultConstruction {
         let object = type.init(entity: entity, insertInto: nil)
         let claimed = request.pointee.claimer == ObjectIdentifier(object)
         request.pointee.entity = nil
-        request.pointee.objectID = nil
+        request.pointee.key = nil
         return (object, claimed)
     }
 
@@ -95,7 +97,7 @@ struct FaultConstruction {
         guard let key, let pending = pthread_getspecific(key) else { return nil }
         let request = pending.assumingMemoryBound(to: FaultConstruction.self)
         guard request.pointee.claimer == nil, request.pointee.entity == ObjectIdentifier(entity),
-              request.pointee.objectID != nil
+              request.pointee.key != nil
         else { return nil }
         return request
     }

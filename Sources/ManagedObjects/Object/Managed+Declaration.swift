@@ -321,13 +321,16 @@ enum ManagedDeclarationRecorder {
         var skipped = false
     }
 
-    private static let recordingCount = Atomic<Int>(0)
+    /// The number of readings in progress. Read inline by every declaring initializer (see
+    /// `isRecording`): a call into this module per wrapper costs more than the load itself,
+    /// and an object of a subclass runs one per declared argument list.
+    @usableFromInline static let recordingCount = Atomic<Int>(0)
     private static let pass = Mutex<Pass>(Pass())
     /// One reading at a time: declarations are numbered per reading.
     private static let readingLock = Mutex<Void>(())
 
     /// Whether a reader is making prototypes.
-    @usableFromInline
+    @inlinable @inline(__always)
     static var isRecording: Bool { recordingCount.load(ordering: .relaxed) > 0 }
 
     /// Keeps `declaration` when it is in the pass's window and returns the index its wrapper

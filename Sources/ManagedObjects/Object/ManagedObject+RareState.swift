@@ -295,6 +295,9 @@ extension ManagedObject {
         set {
             if let rareState {
                 rareState.faultBatch = newValue
+                // A batch's fault that loads its row lets go of the state it needed for the
+                // batch: its row then sits in the object's own word, where firing looks first.
+                if newValue == nil { dropRareStateIfEmpty() }
             } else if let newValue {
                 let state = ManagedObjectRareState()
                 state.faultBatch = newValue

@@ -99,7 +99,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
         if context == nil, let fault = FaultConstruction.pending(for: entity) {
             // An object a context is making for a record (see `FaultConstruction`): the record's
             // ID and the `@Managed` slots the context looked up once for the entity.
-            objectID = fault.pointee.objectID.unsafelyUnwrapped
+            objectID = ManagedObjectID(entity: entity, key: fault.pointee.key.unsafelyUnwrapped)
             values = entity.initialValues
             super.init()
             if fault.pointee.claim(by: self) { return }

@@ -495,9 +495,14 @@ extension SQLiteStore {
     /// usually follow each other), so that most rows cost no dictionary lookup and no string.
     struct EntityLookup {
         var all: [String: (entity: EntityDescription, reads: [SQLSchema.Read])] = [:]
-        /// The last row's entity, its name's bytes (compared with the row's `Z_ENT` in place)
-        /// and how its rows read.
-        var last: (name: String, utf8: [UInt8], entity: EntityDescription, reads: [SQLSchema.Read])?
+        /// The last row's entity (nil before the first row), its name and the name's bytes
+        /// (compared with the row's `Z_ENT` in place) and how its rows read: separate fields,
+        /// not an optional tuple, so that each row reads the two it returns (a retain each)
+        /// instead of copying all four (four retains and three releases).
+        var lastEntity: EntityDescription?
+        var lastName = ""
+        var lastUTF8: [UInt8] = []
+        var lastReads: [SQLSchema.Read] = []
     }
 
     /// One row as a record (to-many relationships still empty).
@@ -511,7 +516,7 @@ extension SQLiteStore {
     /// - Throws: ``PersistenceError/Code/operationFailed`` for a damaged key, an entity the
     ///   model does not have, or one whose records are in another table.
     func rowEntity(_ row: SQLiteStatement, table: String, kinds: inout EntityLookup) throws -> (EntityDescription, [SQLSchema.Read]) {
-        if let last = kinds.last, row.textEquals(last.utf8, at: 1) { return (last.entity, last.reads) }
+        if let entity = kinds.lastEntity, row.textEquals(kinds.lastUTF8, at: 1) { return (entity, kinds.lastReads) }
         let entity: EntityDescription, reads: [SQLSchema.Read]
         // The key first: a row whose key is damaged is refused for that, whatever it names.
         guard let key = row.key(at: 0) else { throw badKey(row, table: table) }
@@ -530,12 +535,15 @@ extension SQLiteStore {
                     sql: row.sql)
             }
             (entity, reads) = (found, foundMapping.reads)
-            // Rows of one entity (most fetches) need only `last`: the table of entities is
+            // Rows of one entity (most fetches) need only the last: the table of entities is
             // kept once a second one appears.
-            if let last = kinds.last, kinds.all.isEmpty { kinds.all[last.name] = (last.entity, last.reads) }
-            if kinds.last != nil { kinds.all[name] = (found, reads) }
+            if let last = kinds.lastEntity, kinds.all.isEmpty { kinds.all[kinds.lastName] = (last, kinds.lastReads) }
+            if kinds.lastEntity != nil { kinds.all[name] = (found, reads) }
         }
-        kinds.last = (name, Array(name.utf8), entity, reads)
+        kinds.lastEntity = entity
+        kinds.lastName = name
+        kinds.lastUTF8 = Array(name.utf8)
+        kinds.lastReads = reads
         return (entity, reads)
     }
 
