@@ -266,9 +266,9 @@ struct FetchedRowAdoption {
         guard !conversionFailed else { return withContext { $0.dropFetchedRow(of: object) } }
         // Completed in place: the store handed over its only reference to the buffer.
         completion.complete(&values, of: id.entity, for: object)
+        values.storage?.rowRead = read
         object.fetchedRow = consume values
         object.snapshotVersion = version
-        object.cachedRecordRead = read
     }
 
     /// Forgets the row received (no object takes it).
