@@ -50,6 +50,34 @@ import Testing
         #expect((#expect(throws: PersistenceError.self) { try stack.context.save() })?.code == .mergeConflict)
     }
 
+    /// The rare state takes the word that holds a fault's row; the row, with its read, stays
+    /// the fault's, and comes back to the word when the rare state goes.
+    @Test(arguments: [TestStore.Kind.inMemory, .sqlite])
+    func aFaultHoldingTheRareStateKeepsItsRowAndItsRead(kind: TestStore.Kind) throws {
+        let (stack, reader, ada, grace, writerAda, _) = try makeFaults(kind)
+        defer { withExtendedLifetime(reader) {} }
+        for fault in [ada, grace] {
+            let row = try #require(fault.fetchedRow.storage)
+            #expect(row.rowRead != nil)
+            fault.primitiveProbe = .probing
+            #expect(fault.rareState != nil)
+            guard case .rare = fault.rowState else { Issue.record("the word holds \(fault.rowState)"); continue }
+            #expect(fault.fetchedRow.storage === row)
+        }
+        // Ada's record changes after her row was read: firing reads the store, rare state or not.
+        writerAda.salary = 1500
+        try stack.context.save()
+        #expect(ada.salary == 1500)
+        #expect(grace.salary == 2000)
+        grace.primitiveProbe = .idle
+        #expect(grace.rareState == nil)
+        guard case .snapshot(let buffer) = grace.rowState else {
+            Issue.record("the word holds \(grace.rowState)")
+            return
+        }
+        #expect(grace.values.storage === buffer)
+    }
+
     @Test func rowsOfRecordsNoSiblingChangedFireWithoutReadingTheStore() throws {
         let (stack, reader, ada, grace, writerAda, _) = try makeFaults(.sqlite)
         defer { withExtendedLifetime(reader) {} }
