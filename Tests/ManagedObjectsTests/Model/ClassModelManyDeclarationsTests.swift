@@ -170,11 +170,10 @@ final class WideRecord: ManagedObject {
         let entity = try #require(model.entitiesByName["WideRecord"])
         #expect(entity.properties.count == 137)
         #expect(entity.properties.contains { $0.index > Int(Int8.max) - 1 })
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("WideRecord-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryDirectory()
+        defer { withExtendedLifetime(directory) {} }
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(type: .sqlite, at: directory.appendingPathComponent("Wide.sqlite"))
+        try coordinator.addPersistentStore(type: .sqlite, at: directory.file())
         let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
         let record = WideRecord(context: context)
         let child = WideRecord(context: context)
