@@ -5,7 +5,9 @@ import Foundation
 final class ManagedObjectRareState {
     /// Changes announced with `willChange…` and not yet completed, innermost last.
     var pendingChanges: [PendingManagedChange] = []
-    /// The batch of a fetch with a batch size this fault belongs to; firing it loads the batch.
+    /// The batch of a fetch with a batch size this fault belongs to, while the object's row
+    /// state holds something else (a fault of a batch that also got a row from another fetch);
+    /// firing it loads the batch.
     var faultBatch: FaultBatch?
     /// The object's row state while the object's own word holds this state instead (never
     /// `.rare`).
@@ -51,6 +53,9 @@ enum ManagedObjectRowState {
     case fetchedRow(PropertyValueBuffer)
     /// The object's position among the inserted objects of the save in progress.
     case saveSlot(UInt32)
+    /// The batch of a fetch with a batch size this fault belongs to, for a fault holding no
+    /// row: a fetch makes thousands of these, each with no state of its own to allocate.
+    case batch(FaultBatch)
     /// The state few objects need, holding the row state (in the object's word only).
     case rare(ManagedObjectRareState)
 }
@@ -81,17 +86,18 @@ extension ManagedObject {
             switch heldRowState {
             case .snapshot(let buffer): return PropertyValues(buffer: buffer)
             case .emptySnapshot: return PropertyValues()
-            case .none, .fetchedRow, .saveSlot, .rare: return nil
+            case .none, .fetchedRow, .saveSlot, .batch, .rare: return nil
             }
         }
         set {
             if let newValue {
                 if case .saveSlot(let slot) = heldRowState { moveSaveSlotToRareState(Int(slot)) }
+                moveBatchToRareState()
                 heldRowState = newValue.storage.map(ManagedObjectRowState.snapshot) ?? .emptySnapshot
             } else {
                 switch heldRowState {
                 case .snapshot, .emptySnapshot: heldRowState = .none
-                case .none, .fetchedRow, .saveSlot, .rare: break
+                case .none, .fetchedRow, .saveSlot, .batch, .rare: break
                 }
             }
         }
@@ -106,7 +112,7 @@ extension ManagedObject {
             case .emptySnapshot:
                 snapshot = PropertyValues()
                 heldRowState = .none
-            case .none, .fetchedRow, .saveSlot, .rare:
+            case .none, .fetchedRow, .saveSlot, .batch, .rare:
                 break
             }
             defer { self.snapshot = snapshot }
@@ -128,6 +134,10 @@ extension ManagedObject {
             if let buffer = newValue.storage {
                 switch heldRowState {
                 case .none, .fetchedRow: heldRowState = .fetchedRow(buffer)
+                case .batch:
+                    // A fault of a batch given its row by another read stays in its batch.
+                    moveBatchToRareState()
+                    heldRowState = .fetchedRow(buffer)
                 case .snapshot, .emptySnapshot, .saveSlot, .rare: break
                 }
             } else if case .fetchedRow = heldRowState {
@@ -147,6 +157,7 @@ extension ManagedObject {
             if case .saveSlot = heldRowState { heldRowState = .none }
             if let rareState { rareState.saveSlot = -1 }
             guard newValue >= 0 else { return }
+            moveBatchToRareState()
             switch heldRowState {
             case .none, .saveSlot:
                 if let slot = UInt32(exactly: newValue) {
@@ -154,7 +165,7 @@ extension ManagedObject {
                 } else {
                     moveSaveSlotToRareState(newValue)
                 }
-            case .snapshot, .emptySnapshot, .fetchedRow, .rare:
+            case .snapshot, .emptySnapshot, .fetchedRow, .batch, .rare:
                 moveSaveSlotToRareState(newValue)
             }
         }
@@ -290,20 +301,34 @@ extension ManagedObject {
     }
 
     /// The batch of a fetch with a batch size this fault belongs to; firing it loads the batch.
+    /// Held in the row state's word (``ManagedObjectRowState/batch(_:)``) while the fault has
+    /// no row, in the rare state otherwise.
     final var faultBatch: FaultBatch? {
-        get { rareState?.faultBatch }
+        get {
+            if case .batch(let batch) = heldRowState { return batch }
+            return rareState?.faultBatch
+        }
         set {
-            if let rareState {
-                rareState.faultBatch = newValue
-                // A batch's fault that loads its row lets go of the state it needed for the
-                // batch: its row then sits in the object's own word, where firing looks first.
-                if newValue == nil { dropRareStateIfEmpty() }
-            } else if let newValue {
-                let state = ManagedObjectRareState()
-                state.faultBatch = newValue
-                rareState = state
+            if case .batch = heldRowState { heldRowState = .none }
+            if let rareState, rareState.faultBatch != nil {
+                rareState.faultBatch = nil
+                dropRareStateIfEmpty()
+            }
+            guard let newValue else { return }
+            if case .none = heldRowState {
+                heldRowState = .batch(newValue)
+            } else {
+                makeRareState().faultBatch = newValue
             }
         }
+    }
+
+    /// Moves the batch the row state's word holds to the rare state, for a row state about to
+    /// hold something else.
+    private final func moveBatchToRareState() {
+        guard case .batch(let batch) = heldRowState else { return }
+        heldRowState = .none
+        makeRareState().faultBatch = batch
     }
 
     /// The property ``validateAllModeledProperties()`` is validating: ``validateValue(_:forKey:)``

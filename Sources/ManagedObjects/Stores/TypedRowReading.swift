@@ -72,8 +72,11 @@ protocol DecodedRowValues {
 }
 
 /// The slots of a buffer being filled (see ``PropertyValues/withUniqueSlots(_:)``).
+///
+/// The slots are the layout's, borrowed: valid while the buffer being filled (which holds its
+/// layout) is. An array here would be retained and released around each column's slot read.
 struct SlotTarget {
-    let slots: ContiguousArray<PropertyLayout.Slot>
+    let slots: UnsafeBufferPointer<PropertyLayout.Slot>
     let base: UnsafeMutableRawPointer
 }
 
@@ -82,7 +85,8 @@ struct SlotTarget {
 /// `PropertyLayout.Slot/store(_:in:)` with its kind's type. Values a slot does not take as they are wait in `deferred` for the
 /// sink's conversion, in the order of their indexes.
 struct SlotRowValues<Sink: TypedRowSink>: DecodedRowValues {
-    let slots: ContiguousArray<PropertyLayout.Slot>
+    /// The layout's slots, borrowed (see ``SlotTarget``).
+    let slots: UnsafeBufferPointer<PropertyLayout.Slot>
     let base: UnsafeMutableRawPointer
     /// The sink, for to-one relationships' objects (valid while the row is decoded).
     let sink: UnsafeMutablePointer<Sink>

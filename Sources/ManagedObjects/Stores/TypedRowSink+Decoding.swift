@@ -16,9 +16,12 @@ extension TypedRowSink {
         // gathers objects would make each row's append copy them all.
         let (row, deferred) = try withUnsafeMutablePointer(to: &self) { sink in
             try values.withUniqueSlots { slots, base in
-                var writer = SlotRowValues(slots: slots, base: base, sink: sink)
-                let row = try decode(&writer)
-                return (row, writer.deferred)
+                // The buffer holds its layout, and with it the slots, while the row is decoded.
+                try slots.withUnsafeBufferPointer { slots in
+                    var writer = SlotRowValues(slots: slots, base: base, sink: sink)
+                    let row = try decode(&writer)
+                    return (row, writer.deferred)
+                }
             }
         }
         if !deferred.isEmpty {

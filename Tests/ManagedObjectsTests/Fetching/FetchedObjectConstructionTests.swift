@@ -163,6 +163,43 @@ final class FCTeam: ManagedObject {
         #expect(people.allSatisfy { $0.team === team })
     }
 
+    @Test func batchedFaultsHoldTheirBatchInTheirOwnWordUntilTheyLoad() throws {
+        let (_, coordinator, _, _) = try savedPeople()
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let people = try fetchPeople(context, batchSize: 2)
+        // No allocation per fault for its batch: the row state's word holds it.
+        #expect(people.allSatisfy { $0.isFault && $0.faultBatch != nil && $0.rareState == nil && !$0.fetchedRow.hasBuffer })
+        #expect(people[0].faultBatch === people[1].faultBatch)
+        #expect(people[1].faultBatch !== people[2].faultBatch)
+        #expect(people[0].name == "A0")
+        #expect(people[1].isFault && people[1].fetchedRow.hasBuffer && people[1].faultBatch == nil && people[1].rareState == nil)
+        #expect(people[2...].allSatisfy { $0.isFault && $0.faultBatch != nil && !$0.fetchedRow.hasBuffer })
+        // A fault refreshed keeps its batch; a fired object turned back into a fault has none.
+        context.refresh(people[3], mergeChanges: false)
+        #expect(people[3].isFault && people[3].faultBatch != nil && people[3].rareState == nil)
+        context.refresh(people[0], mergeChanges: false)
+        #expect(people[0].isFault && people[0].faultBatch == nil && people[0].rareState == nil)
+        #expect(people[3].name == "A3")
+        #expect(people[2].isFault && people[2].fetchedRow.hasBuffer && people[2].faultBatch == nil)
+        #expect(people[4].isFault && people[4].faultBatch != nil)
+    }
+
+    @Test func aBatchedFaultGivenItsRowByAnotherFetchStillLoadsItsBatch() throws {
+        let (_, coordinator, _, _) = try savedPeople()
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let people = try fetchPeople(context, batchSize: 5)
+        let batch = try #require(people[1].faultBatch)
+        var request = FetchRequest<FCPerson>(entityName: "FCPerson", predicate: try KeyValuePredicate(format: "name == 'A1'"))
+        request.returnsObjectsAsFaults = true
+        let fetched = try context.fetch(request)
+        #expect(fetched.count == 1 && fetched.first === people[1])
+        // Its row and its batch, both kept: the batch moved to the rare state.
+        #expect(people[1].isFault && people[1].fetchedRow.hasBuffer && people[1].faultBatch === batch && people[1].rareState != nil)
+        #expect(people[1].name == "A1")
+        #expect(people.allSatisfy { $0 === people[1] || ($0.isFault && $0.fetchedRow.hasBuffer && $0.faultBatch == nil) })
+        #expect(people.map(\.name) == ["A0", "A1", "A2", "A3", "Z"])
+    }
+
     @Test func declarationArgumentsReachAModelMadeAfterObjectsOfTheClassesWereFetched() throws {
         let saved = try saved()
         _ = try fetchShapes(saved, loaded: true)
