@@ -502,8 +502,14 @@ extension ManagedObjectContext {
     /// (a record of the batch that the store refuses to read, a read error), each fault reads
     /// its own record when it fires, so that only the faults whose records fail report it.
     func loadBatch(_ batch: FaultBatch) {
-        let faults = batch.objectIDs.compactMap { registered[$0] }.filter { $0.isFault && !$0.fetchedRow.hasBuffer }
-        for fault in faults { fault.faultBatch = nil }
+        // One pass: each registered fault of the batch still without a row leaves the batch.
+        var faults: [ManagedObject] = []
+        faults.reserveCapacity(batch.objectIDs.count)
+        for id in batch.objectIDs {
+            guard let object = registered[id], object.isFault, !object.fetchedRow.hasBuffer else { continue }
+            object.faultBatch = nil
+            faults.append(object)
+        }
         do {
             try loadRecords(of: faults)
         } catch {
@@ -513,7 +519,7 @@ extension ManagedObjectContext {
 
     /// Gives faults their records in one read per store.
     private func loadRecords(of faults: [ManagedObject]) throws {
-        guard !faults.isEmpty else { return }
+        guard let first = faults.first else { return }
         if let parentStore = chain.parentStore {
             let read = persistentStoreCoordinator.savedRecords.read()
             for object in faults {
@@ -522,22 +528,28 @@ extension ManagedObjectContext {
             }
             return
         }
-        // By the store's interned identity (0 for temporary IDs): no string hashed per fault.
+        // Grouped by the store's interned identity (0 for temporary IDs), only when the faults
+        // are of several stores (a fetch across a coordinator's stores): no dictionary otherwise.
+        let firstStore = first.objectID.key.store
+        if faults.allSatisfy({ $0.objectID.key.store == firstStore }) { return try loadRecords(of: faults, fromStoreOf: first.objectID) }
         var byStore: [UInt: [ManagedObject]] = [:]
         for fault in faults { byStore[fault.objectID.key.store, default: []].append(fault) }
-        for (_, objects) in byStore {
-            guard let store = persistentStoreCoordinator.store(for: objects[0].objectID) else { continue }
-            let read = persistentStoreCoordinator.savedRecords.read()
-            if let store = TypedRowStore(store) {
-                // Decoded by the store straight into each fault's row.
-                var sink = FaultBatchRowSink(context: self, faults: objects, read: read)
-                try store.readFaultRows(for: objects.map(\.objectID), into: &sink)
-                continue
-            }
-            let records = try store.faultRecords(for: objects.map(\.objectID))
-            for object in objects {
-                if let record = records[object.objectID] { setFetchedRow(record, read: read, of: object) }
-            }
+        for (_, objects) in byStore { try loadRecords(of: objects, fromStoreOf: objects[0].objectID) }
+    }
+
+    /// Gives `faults`, all of the store of `id`, their records in one read.
+    private func loadRecords(of faults: [ManagedObject], fromStoreOf id: ManagedObjectID) throws {
+        guard let store = persistentStoreCoordinator.store(for: id) else { return }
+        let read = persistentStoreCoordinator.savedRecords.read()
+        if let store = TypedRowStore(store) {
+            // Decoded by the store straight into each fault's row.
+            var sink = FaultBatchRowSink(context: self, faults: faults, read: read)
+            try store.readFaultRows(for: faults.map(\.objectID), into: &sink)
+            return
+        }
+        let records = try store.faultRecords(for: faults.map(\.objectID))
+        for object in faults {
+            if let record = records[object.objectID] { setFetchedRow(record, read: read, of: object) }
         }
     }
 }

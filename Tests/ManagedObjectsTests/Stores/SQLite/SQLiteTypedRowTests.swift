@@ -416,4 +416,23 @@ import Testing
         }
         #expect(labels == ["r0", "second r0", "r1", "second r1", "r2", "second r2"])
     }
+
+    /// A batch whose faults belong to two stores of its coordinator reads each fault's row from
+    /// its own store when its first fault fires.
+    @Test func aBatchOfFaultsOfTwoStoresReadsEachRowFromItsOwnStore() throws {
+        let first = try ReadingStore(), second = try ReadingStore()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: first.model)
+        try coordinator.addPersistentStore(type: .sqlite, at: first.directory.file())
+        try coordinator.addPersistentStore(type: .sqlite, at: second.directory.file())
+        try second.damage("UPDATE ZREADING SET ZLABEL = 'second ' || ZLABEL")
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        var request = FetchRequest<TestReading>(entityName: "Reading")
+        request.fetchBatchSize = 10
+        let readings = try context.fetch(request)
+        #expect(readings.count == 6)
+        #expect(readings.allSatisfy { $0.isFault && $0.faultBatch === readings[0].faultBatch })
+        _ = readings[0].label
+        #expect(readings.allSatisfy { $0 === readings[0] || ($0.isFault && $0.fetchedRow.hasBuffer) })
+        #expect(readings.map(\.label).sorted() == ["r0", "r1", "r2", "second r0", "second r1", "second r2"])
+    }
 }
