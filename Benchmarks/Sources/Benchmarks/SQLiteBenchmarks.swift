@@ -77,36 +77,59 @@ enum SQLiteBenchmarks {
         // 1. Insert and save 100,000 employees in 10 departments through a context.
         // With `undo`, the context has an undo manager, which records every change.
         func contextInsert(sqlite: Bool, undo: Bool = false) -> Double {
-            best(runs) { directory in
-                let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-                do {
-                    if sqlite {
-                        try coordinator.addPersistentStore(type: .sqlite, at: directory.appendingPathComponent("Store.sqlite"))
-                    } else {
-                        try coordinator.addPersistentStore(type: .inMemory)
-                    }
-                } catch {
-                    print("store failed: \(error)")
-                    return nil
+            best(runs) { contextInsertOnce(into: $0, sqlite: sqlite, undo: undo) }
+        }
+        /// One insert and save of the 100,000 through a context, timed, in `directory`.
+        func contextInsertOnce(into directory: URL, sqlite: Bool, undo: Bool = false) -> Double? {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+            do {
+                if sqlite {
+                    try coordinator.addPersistentStore(type: .sqlite, at: directory.appendingPathComponent("Store.sqlite"))
+                } else {
+                    try coordinator.addPersistentStore(type: .inMemory)
                 }
-                let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-                if undo { context.undoManager = ModelUndoManager() }
-                let start = now()
-                fillEmployees(context, count: count)
-                do { try context.save() } catch { print("save failed: \(error)") }
-                return Double(now() - start)
+            } catch {
+                print("store failed: \(error)")
+                return nil
             }
+            let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+            if undo { context.undoManager = ModelUndoManager() }
+            let start = now()
+            fillEmployees(context, count: count)
+            do { try context.save() } catch { print("save failed: \(error)") }
+            return Double(now() - start)
+        }
+        /// The raw C API's insert of the same rows, timed.
+        func rawInsertOnce(into directory: URL) -> Double? {
+            rawInsert(path: directory.appendingPathComponent("raw.sqlite").path, startDate: startDate)
+        }
+        /// GRDB 7.10.0 records: the same departments and employees on the store's schema
+        /// (GRDBBenchmarks), timed.
+        func grdbInsertOnce(into directory: URL) -> Double? {
+            GRDBBenchmarks.insert(path: directory.appendingPathComponent("grdb.sqlite").path, model: model, count: count, startDate: startDate)
         }
         if only == "insert" {
             _ = contextInsert(sqlite: true)
             return
         }
-        let contextSQLite = wanted("context") ? contextInsert(sqlite: true) : .nan
+        // The context's insert, the same with an undo manager set, the raw C API's and GRDB's,
+        // in turn. Only the undo part run alone measures the undo row and its baseline.
+        var contextSQLite = Double.nan, contextUndo = Double.nan, contextWithoutUndo = Double.nan
+        var raw = Double.nan, grdbInsert = Double.nan
+        if wanted("context") {
+            let inserts = interleavedBest(runs, [
+                { contextInsertOnce(into: $0, sqlite: true) }, { contextInsertOnce(into: $0, sqlite: true, undo: true) },
+                { rawInsertOnce(into: $0) }, { grdbInsertOnce(into: $0) },
+            ])
+            (contextSQLite, contextUndo, raw, grdbInsert) = (inserts[0], inserts[1], inserts[2], inserts[3])
+            contextWithoutUndo = contextSQLite
+        } else if wanted("undo") {
+            let inserts = interleavedBest(runs, [
+                { contextInsertOnce(into: $0, sqlite: true, undo: true) }, { contextInsertOnce(into: $0, sqlite: true) },
+            ])
+            (contextUndo, contextWithoutUndo) = (inserts[0], inserts[1])
+        }
         let contextMemory = wanted("context") ? contextInsert(sqlite: false) : .nan
-        // The same with an undo manager set, against the same without (measured here when only
-        // this part runs).
-        let contextUndo = wanted("undo") || wanted("context") ? contextInsert(sqlite: true, undo: true) : .nan
-        let contextWithoutUndo = wanted("undo") && only != nil ? contextInsert(sqlite: true) : contextSQLite
 
         // 1b. The same 100,000 employees through a batch insert request: no managed objects.
         // The dictionaries are made before timing, as the raw baseline's rows are.
@@ -154,12 +177,9 @@ enum SQLiteBenchmarks {
             }
             return Double(now() - start)
         }
-        let raw = best(runs) { directory in rawInsert(path: directory.appendingPathComponent("raw.sqlite").path, startDate: startDate) }
-        // 2b. GRDB 7.10.0 records: the same departments and employees on the store's schema (GRDBBenchmarks).
-        let grdbInsert = !wanted("context") ? Double.nan : best(runs) { directory in
-            GRDBBenchmarks.insert(
-                path: directory.appendingPathComponent("grdb.sqlite").path, model: model, count: count, startDate: startDate)
-        }
+        // The batch insert's and the store's rows are against the raw insert too: measured
+        // alone when `context` did not.
+        if raw.isNaN && (wanted("batch") || wanted("apply")) { raw = best(runs) { rawInsertOnce(into: $0) } }
 
         // 3. Fetch 100,000 employees with a predicate and read one attribute of each.
         var fetch = Double.nan, rawFetch = Double.nan, rawFetchRows = Double.nan, rawFetchObjects = Double.nan, fetchApplied = false
@@ -194,7 +214,7 @@ enum SQLiteBenchmarks {
                 let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
                 coordinator.addPersistentStore(store)
                 let objectRequest = FetchRequest<ManagedEmployee>(entityName: "Employee", predicate: predicate)
-                contextFetch = best(runs) { _ in
+                let fetchObjects: (URL) -> Double? = { _ in
                     let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
                     let start = now()
                     var total = 0.0
@@ -207,7 +227,19 @@ enum SQLiteBenchmarks {
                     withExtendedLifetime(employees) {}
                     return elapsed
                 }
-                if only == "objects" { return }
+                if only == "objects" {
+                    contextFetch = best(runs, fetchObjects)
+                    return
+                }
+                // The library's fetch, raw SQL into plain objects and GRDB's records, in turn.
+                let objectFetches = interleavedBest(runs, [
+                    fetchObjects,
+                    { _ in rawSelectIntoObjects(path: url.path) },
+                    { _ in GRDBBenchmarks.fetch(path: url.path, expected: count) },
+                ])
+                contextFetch = objectFetches[0]
+                rawFetchObjects = objectFetches[1]
+                grdbFetch = objectFetches[2]
                 dictionaryFetch = best(runs) { _ in
                     let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
                     let start = now()
@@ -240,9 +272,7 @@ enum SQLiteBenchmarks {
                 rawEqualCount = best(runs) { _ in rawCountRows(path: url.path, lastName: "Last50000") }
                 rawFetch = best(runs) { _ in rawSelect(path: url.path, wholeRows: false) }
                 rawFetchRows = best(runs) { _ in rawSelect(path: url.path, wholeRows: true) }
-                rawFetchObjects = best(runs) { _ in rawSelectIntoObjects(path: url.path) }
                 // GRDB 7.10.0 struct records on the same file and rows (GRDBBenchmarks).
-                grdbFetch = best(runs) { _ in GRDBBenchmarks.fetch(path: url.path, expected: count) }
                 grdbFetchByName = best(runs) { _ in GRDBBenchmarks.fetch(path: url.path, expected: count, byName: true) }
             }
         }
@@ -263,20 +293,22 @@ enum SQLiteBenchmarks {
                 let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
                 coordinator.addPersistentStore(store)
                 let ids = changes.changes.inserted.map(\.objectID).filter { $0.entity.name == "Employee" }.prefix(faults)
-                if only != "batches" {
-                    oneByOne = best(runs) { _ in
-                        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-                        let objects = ids.map { context.object(with: $0) }
-                        let start = now()
-                        for object in objects { try? object.fireFault() }
-                        return Double(now() - start)
-                    }
+                let keys = ids.compactMap(\.primaryKey)
+                let fireOneByOne: (URL) -> Double? = { _ in
+                    let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                    let objects = ids.map { context.object(with: $0) }
+                    let start = now()
+                    for object in objects { try? object.fireFault() }
+                    return Double(now() - start)
                 }
-                if only == "onebyone" { return }
+                if only == "onebyone" {
+                    oneByOne = best(runs, fireOneByOne)
+                    return
+                }
                 // Timed: the fetch (the keys of the first 10,000 employees, 10,000 faults in
                 // batches of 1,000) and `salary` of each read, which fires each batch's faults
                 // from one read of its rows.
-                batched = best(runs) { _ in
+                let fetchInBatches: (URL) -> Double? = { _ in
                     let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
                     var request = FetchRequest<ManagedEmployee>(entityName: "Employee")
                     request.fetchLimit = faults
@@ -289,7 +321,19 @@ enum SQLiteBenchmarks {
                     if objects.count != faults { print("batched fetch read \(objects.count)") }
                     return Double(now() - start)
                 }
-                if only == "batches" { return }
+                if only == "batches" {
+                    batched = best(runs, fetchInBatches)
+                    return
+                }
+                // Each library side in turn with its raw baseline.
+                let byKey = interleavedBest(runs, [fireOneByOne, { _ in rawSelectByKey(path: url.path, keys: Array(keys)) }])
+                oneByOne = byKey[0]
+                rawByKey = byKey[1]
+                let inBatches = interleavedBest(runs, [
+                    fetchInBatches, { _ in rawSelectInBatches(path: url.path, limit: faults, batchSize: faultBatchSize) },
+                ])
+                batched = inBatches[0]
+                rawBatches = inBatches[1]
                 prefetch = best(runs) { _ in
                     let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
                     var request = FetchRequest<ManagedDepartment>(entityName: "Department")
@@ -301,9 +345,6 @@ enum SQLiteBenchmarks {
                     blackHole(total)
                     return Double(now() - start)
                 }
-                let keys = ids.compactMap(\.primaryKey)
-                rawByKey = best(runs) { _ in rawSelectByKey(path: url.path, keys: Array(keys)) }
-                rawBatches = best(runs) { _ in rawSelectInBatches(path: url.path, limit: faults, batchSize: faultBatchSize) }
                 rawAll = best(runs) { _ in rawSelect(path: url.path, wholeRows: true) }
             }
         }
@@ -371,6 +412,10 @@ enum SQLiteBenchmarks {
         let grdbSQLite = GRDBBenchmarks.sqliteVersion()
         let sameSQLite = grdbSQLite.sourceID == String(cString: sqlite3_sourceid()) ? "the same library" : "different libraries"
         print("SQLite \(String(cString: sqlite3_libversion())) for the store and the raw baselines, \(grdbSQLite.version) for GRDB (\(sameSQLite): source IDs compared)")
+        print()
+        print("The rows with a target time the library and its baselines in turn, round by round (best of \(runs) each): "
+            + "inserts (context, with undo, raw, GRDB), fetches as objects (context, raw into plain objects, GRDB), "
+            + "faults one by one and in batches (each with its raw reads).")
         print()
     }
 
@@ -491,6 +536,22 @@ enum SQLiteBenchmarks {
             try? FileManager.default.removeItem(at: directory)
         }
         return times.min() ?? .nan
+    }
+
+    /// The best time of each of `bodies`, run in turn `runs` rounds (the library's side and its
+    /// baselines alternating): a machine whose speed drifts over seconds (a shared host) then
+    /// slows each side in the same rounds, where timing one side's runs before the other's
+    /// would let the drift decide the ratio.
+    private static func interleavedBest(_ runs: Int, _ bodies: [(URL) -> Double?]) -> [Double] {
+        var times = [[Double]](repeating: [], count: bodies.count)
+        for _ in 0..<runs {
+            for (position, body) in bodies.enumerated() {
+                guard let directory = try? makeDirectory() else { continue }
+                if let time = body(directory) { times[position].append(time) }
+                try? FileManager.default.removeItem(at: directory)
+            }
+        }
+        return times.map { $0.min() ?? .nan }
     }
 
     private static func makeDirectory() throws -> URL {
