@@ -112,28 +112,9 @@ enum SQLiteBenchmarks {
             _ = contextInsert(sqlite: true)
             return
         }
-        // The context's insert, the same with an undo manager set, the raw C API's and GRDB's,
-        // in turn. Only the undo part run alone measures the undo row and its baseline.
-        var contextSQLite = Double.nan, contextUndo = Double.nan, contextWithoutUndo = Double.nan
-        var raw = Double.nan, grdbInsert = Double.nan
-        if wanted("context") {
-            let inserts = interleavedBest(runs, [
-                { contextInsertOnce(into: $0, sqlite: true) }, { contextInsertOnce(into: $0, sqlite: true, undo: true) },
-                { rawInsertOnce(into: $0) }, { grdbInsertOnce(into: $0) },
-            ])
-            (contextSQLite, contextUndo, raw, grdbInsert) = (inserts[0], inserts[1], inserts[2], inserts[3])
-            contextWithoutUndo = contextSQLite
-        } else if wanted("undo") {
-            let inserts = interleavedBest(runs, [
-                { contextInsertOnce(into: $0, sqlite: true, undo: true) }, { contextInsertOnce(into: $0, sqlite: true) },
-            ])
-            (contextUndo, contextWithoutUndo) = (inserts[0], inserts[1])
-        }
-        let contextMemory = wanted("context") ? contextInsert(sqlite: false) : .nan
-
         // 1b. The same 100,000 employees through a batch insert request: no managed objects.
         // The dictionaries are made before timing, as the raw baseline's rows are.
-        let batchInsert = !wanted("batch") && !wanted("context") ? Double.nan : best(runs) { directory in
+        let batchInsertOnce: (URL) -> Double? = { directory in
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
             guard (try? coordinator.addPersistentStore(type: .sqlite, at: directory.appendingPathComponent("Store.sqlite"))) != nil else {
                 return nil
@@ -163,7 +144,7 @@ enum SQLiteBenchmarks {
         }
 
         // 2. The store's part: newPrimaryKeys and apply of 100,000 prepared records.
-        let storeApply = !wanted("apply") && !wanted("context") ? Double.nan : best(runs) { directory in
+        let storeApplyOnce: (URL) -> Double? = { directory in
             let url = directory.appendingPathComponent("Store.sqlite")
             guard let store = try? SQLiteStore(url: url, model: model),
                   let changes = makeChanges(store: store, model: model, startDate: startDate)
@@ -177,9 +158,30 @@ enum SQLiteBenchmarks {
             }
             return Double(now() - start)
         }
-        // The batch insert's and the store's rows are against the raw insert too: measured
-        // alone when `context` did not.
-        if raw.isNaN && (wanted("batch") || wanted("apply")) { raw = best(runs) { rawInsertOnce(into: $0) } }
+        // The context's insert, the same with an undo manager set, the raw C API's, GRDB's, the
+        // in-memory store's, the batch insert and the store's part, in turn. Only the undo part
+        // run alone measures the undo row and its baseline.
+        var contextSQLite = Double.nan, contextUndo = Double.nan, contextWithoutUndo = Double.nan, contextMemory = Double.nan
+        var raw = Double.nan, grdbInsert = Double.nan, batchInsert = Double.nan, storeApply = Double.nan
+        if wanted("context") {
+            let inserts = interleavedBest(runs, [
+                { contextInsertOnce(into: $0, sqlite: true) }, { contextInsertOnce(into: $0, sqlite: true, undo: true) },
+                { rawInsertOnce(into: $0) }, { grdbInsertOnce(into: $0) }, { contextInsertOnce(into: $0, sqlite: false) },
+                batchInsertOnce, storeApplyOnce,
+            ])
+            (contextSQLite, contextUndo, raw, grdbInsert) = (inserts[0], inserts[1], inserts[2], inserts[3])
+            (contextMemory, batchInsert, storeApply) = (inserts[4], inserts[5], inserts[6])
+            contextWithoutUndo = contextSQLite
+        } else if wanted("undo") {
+            let inserts = interleavedBest(runs, [
+                { contextInsertOnce(into: $0, sqlite: true, undo: true) }, { contextInsertOnce(into: $0, sqlite: true) },
+            ])
+            (contextUndo, contextWithoutUndo) = (inserts[0], inserts[1])
+        } else if wanted("batch") || wanted("apply") {
+            let inserts = interleavedBest(runs, [{ rawInsertOnce(into: $0) }, wanted("batch") ? batchInsertOnce : storeApplyOnce])
+            raw = inserts[0]
+            if wanted("batch") { batchInsert = inserts[1] } else { storeApply = inserts[1] }
+        }
 
         // 3. Fetch 100,000 employees with a predicate and read one attribute of each.
         var fetch = Double.nan, rawFetch = Double.nan, rawFetchRows = Double.nan, rawFetchObjects = Double.nan, fetchApplied = false
@@ -414,7 +416,7 @@ enum SQLiteBenchmarks {
         print("SQLite \(String(cString: sqlite3_libversion())) for the store and the raw baselines, \(grdbSQLite.version) for GRDB (\(sameSQLite): source IDs compared)")
         print()
         print("The rows with a target time the library and its baselines in turn, round by round (best of \(runs) each): "
-            + "inserts (context, with undo, raw, GRDB), fetches as objects (context, raw into plain objects, GRDB), "
+            + "inserts (context, with undo, raw, GRDB, in-memory store, batch insert, the store's part), fetches as objects (context, raw into plain objects, GRDB), "
             + "faults one by one and in batches (each with its raw reads).")
         print()
     }
