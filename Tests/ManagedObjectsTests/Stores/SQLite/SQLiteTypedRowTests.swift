@@ -395,15 +395,22 @@ import Testing
         #expect(other.registeredObject(for: file.readings[0]) == nil)
     }
 
-    /// A context whose faults belong to two stores of its coordinator fires each from its own
-    /// store, alternating (the context keeps the last store at hand).
-    @Test func faultsOfTwoStoresFireFromTheirOwnStores() throws {
+    /// Two reading stores in one coordinator (the second's labels prefixed with "second "), and
+    /// a context of it.
+    private func twoStores() throws -> (ReadingStore, ReadingStore, PersistentStoreCoordinator, ManagedObjectContext) {
         let first = try ReadingStore(), second = try ReadingStore()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: first.model)
         try coordinator.addPersistentStore(type: .sqlite, at: first.directory.file())
         try coordinator.addPersistentStore(type: .sqlite, at: second.directory.file())
         try second.damage("UPDATE ZREADING SET ZLABEL = 'second ' || ZLABEL")
         let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        return (first, second, coordinator, context)
+    }
+
+    /// A context whose faults belong to two stores of its coordinator fires each from its own
+    /// store, alternating (the context keeps the last store at hand).
+    @Test func faultsOfTwoStoresFireFromTheirOwnStores() throws {
+        let (first, second, coordinator, context) = try twoStores()
         var labels: [String] = []
         for index in 0..<3 {
             for file in [first, second] {
@@ -420,12 +427,7 @@ import Testing
     /// A batch whose faults belong to two stores of its coordinator reads each fault's row from
     /// its own store when its first fault fires.
     @Test func aBatchOfFaultsOfTwoStoresReadsEachRowFromItsOwnStore() throws {
-        let first = try ReadingStore(), second = try ReadingStore()
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: first.model)
-        try coordinator.addPersistentStore(type: .sqlite, at: first.directory.file())
-        try coordinator.addPersistentStore(type: .sqlite, at: second.directory.file())
-        try second.damage("UPDATE ZREADING SET ZLABEL = 'second ' || ZLABEL")
-        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let (_, _, _, context) = try twoStores()
         var request = FetchRequest<TestReading>(entityName: "Reading")
         request.fetchBatchSize = 10
         let readings = try context.fetch(request)
