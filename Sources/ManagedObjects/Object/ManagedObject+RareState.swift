@@ -33,13 +33,14 @@ final class ManagedObjectRareState {
     }
 }
 
-/// A managed object's snapshot, the fetched row of a fault, or its save slot, in one word (the
-/// cases share the buffer references' spare bits), or the rare state, which then holds the
-/// row state. An object holds at most one of the three: a fault's row becomes its snapshot
-/// when it fires, an inserted object has no snapshot until its save, when it gives up its save
-/// slot. Should two meet all the same, a fetched row gives way (firing then reads the store),
-/// and a save slot moves to the rare state. When the fetched row was read is held with the row
-/// (`PropertyValueBuffer.rowRead`).
+/// A managed object's snapshot, the fetched row of a fault, its save slot, or the fetch batch
+/// of a fault without a row, in one word (the cases share the references' spare bits), or the
+/// rare state, which then holds the row state. An object mostly holds one of the four: a
+/// fault's row becomes its snapshot when it fires, a batch's fault gets its row when its batch
+/// loads, an inserted object has no snapshot until its save, when it gives up its save slot.
+/// Should two meet all the same, a fetched row gives way (firing then reads the store), and a
+/// save slot or a batch moves to the rare state. When the fetched row was read is held with the
+/// row (`PropertyValueBuffer.rowRead`).
 ///
 /// The cases hold buffers, not `PropertyValues`: an enum of optional references and an
 /// integer takes a byte more than a word, and then two words.
@@ -268,7 +269,8 @@ extension ManagedObject {
         }
     }
 
-    /// The state few objects ever need (changes in progress, a fetch batch); made on first use.
+    /// The state few objects ever need (changes in progress, a fetch batch beside a row); made on
+    /// first use.
     /// Held in the row state's word, and holding the row state meanwhile.
     final var rareState: ManagedObjectRareState? {
         get {

@@ -34,6 +34,12 @@ import Testing
         #expect(MemoryLayout<Managed<Set<Slim>>>.size == 1)
     }
 
+    /// The row state's cases (a snapshot, a fault's row, a save slot, a fault's batch, the rare
+    /// state) share one word: a batch's fault allocates nothing for its batch.
+    @Test func theRowStateIsOneWord() {
+        #expect(MemoryLayout<ManagedObjectRowState>.size == MemoryLayout<Int>.size)
+    }
+
     #if canImport(Glibc)
     /// glibc's `malloc_usable_size`, which its Swift module does not import, found by name.
     private func usableSize(_ pointer: UnsafeMutableRawPointer?) throws -> Int {
