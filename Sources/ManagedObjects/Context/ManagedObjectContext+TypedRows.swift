@@ -264,9 +264,9 @@ struct FetchedRowAdoption {
     mutating func adopt(_ values: consuming PropertyValues, of id: ManagedObjectID, version: Int64, by object: ManagedObject) {
         defer { conversionFailed = false }
         guard !conversionFailed else { return withContext { $0.dropFetchedRow(of: object) } }
-        // Completed in place: the store handed over its only reference to the buffer.
+        // Completed in place: the store handed over its only reference to the buffer, made
+        // with the row's read (`AdoptingRowSink.readOfReceivedRows`).
         completion.complete(&values, of: id.entity, for: object)
-        values.storage?.rowRead = read
         object.fetchedRow = consume values
         object.snapshotVersion = version
     }
@@ -282,6 +282,8 @@ protocol AdoptingRowSink: TypedRowSink {
 
 extension AdoptingRowSink {
     mutating func relatedObject(for id: ManagedObjectID) -> ManagedObject { adoption.relatedObject(for: id) }
+
+    var readOfReceivedRows: RowRead? { adoption.read }
 
     mutating func storeConverted(
         _ value: StoreValue, for property: PropertyDescription, kind: PropertySlotKind, into values: inout PropertyValues,

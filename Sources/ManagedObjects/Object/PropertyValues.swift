@@ -33,6 +33,12 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
         buffer = PropertyValueBuffer.make(layout: layout)
     }
 
+    /// Storage for `layout` with every value nil, for a row a fetch read at `read` (see
+    /// `PropertyValueBufferHeader.rowRead`).
+    init(layout: PropertyLayout, rowRead read: RowRead?) {
+        buffer = PropertyValueBuffer.make(layout: layout, rowRead: read)
+    }
+
     /// Storage for `layout` holding `values`, by property index (missing ones nil).
     package init(layout: PropertyLayout, values: some Sequence<Any?>) {
         self.init(layout: layout)
@@ -472,9 +478,9 @@ struct PropertyValueBufferHeader {
     /// go together, as in Core Data's row cache, and an object then needs no word for it.
     var rowRead: RowRead?
 
-    init(layout: PropertyLayout) {
+    init(layout: PropertyLayout, rowRead: RowRead? = nil) {
         self.layout = layout
-        rowRead = nil
+        self.rowRead = rowRead
     }
 }
 
@@ -492,10 +498,11 @@ final class PropertyValueBuffer: ManagedBuffer<PropertyValueBufferHeader, UInt64
         set { withUnsafeMutablePointerToHeader { $0.pointee.rowRead = newValue } }
     }
 
-    /// A buffer for `layout` with every slot nil.
-    static func make(layout: PropertyLayout) -> PropertyValueBuffer {
+    /// A buffer for `layout` with every slot nil; with `rowRead`, a fetched row read then.
+    static func make(layout: PropertyLayout, rowRead: RowRead? = nil) -> PropertyValueBuffer {
         let buffer = unsafeDowncast(
-            create(minimumCapacity: layout.wordCount) { _ in PropertyValueBufferHeader(layout: layout) }, to: PropertyValueBuffer.self)
+            create(minimumCapacity: layout.wordCount) { _ in PropertyValueBufferHeader(layout: layout, rowRead: rowRead) },
+            to: PropertyValueBuffer.self)
         buffer.withUnsafeMutablePointerToElements { words in
             // The layout's words with every slot nil, copied: a nil holds no reference, so its
             // bytes copy as they are (a fetch makes a buffer per row).

@@ -64,7 +64,7 @@ final class SavedRecordLog: Sendable {
 /// When a batch of rows was read: the save generation of the coordinator's
 /// ``SavedRecordLog`` before the read, and the time (seconds of system uptime) for
 /// ``ManagedObjectContext/stalenessInterval``. Shared by every row of one read.
-final class RowRead: Sendable {
+package final class RowRead: Sendable {
     let generation: UInt64
     let uptime: TimeInterval
 

@@ -54,6 +54,14 @@ package protocol TypedRowSink {
     ///
     /// - Throws: What the sink throws.
     mutating func receiveRow(_ id: ManagedObjectID, version: Int64, values: consuming PropertyValues) throws
+
+    /// When the rows the sink receives were read, for a sink whose faults keep their rows: each
+    /// row's buffer is made with it (`PropertyValueBufferHeader.rowRead`); nil for others.
+    var readOfReceivedRows: RowRead? { get }
+}
+
+extension TypedRowSink {
+    package var readOfReceivedRows: RowRead? { nil }
 }
 
 /// Where a store's row decoder (`SQLiteStore.decodeRow(_:entity:reads:table:into:)`) hands

@@ -11,7 +11,7 @@ extension TypedRowSink {
     mutating func receiveDecodedRow(
         of entity: EntityDescription, _ decode: (inout SlotRowValues<Self>) throws -> (id: ManagedObjectID, version: Int64)
     ) throws {
-        var values = PropertyValues(layout: entity.layout)
+        var values = PropertyValues(layout: entity.layout, rowRead: readOfReceivedRows)
         // The writer reaches the sink through a pointer, never a copy: a copy of a sink that
         // gathers objects would make each row's append copy them all.
         let (row, deferred) = try withUnsafeMutablePointer(to: &self) { sink in
