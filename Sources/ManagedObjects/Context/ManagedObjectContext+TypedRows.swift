@@ -207,8 +207,11 @@ struct FetchedRowAdoption {
     let read: RowRead
     private var completion = FetchedRowCompletion()
     private var conversionFailed = false
-    /// The related object the last to-one value resolved to (see `lastRelatedObject(for:)`).
-    private var lastRelated: ManagedObject?
+    /// The related objects to-one values resolved to lately, by the low bits of their keys (see
+    /// `recentRelatedObject(for:)`); empty until the first one.
+    private var recentRelated: [ManagedObject?] = []
+    /// How many related objects `recentRelated` keeps: a power of two.
+    private static let recentRelatedCount = 16
 
     init(context: ManagedObjectContext, read: RowRead) {
         unmanagedContext = Unmanaged.passUnretained(context)
@@ -221,26 +224,32 @@ struct FetchedRowAdoption {
         try unmanagedContext._withUnsafeGuaranteedRef(body)
     }
 
-    /// The object the last to-one value resolved to, when it is `id`'s: rows of a fetch or a
-    /// batch mostly relate to a few objects in turn (employees to their department), and
-    /// comparing one key and one entity costs less than looking the ID up in the registry. An
-    /// object keeps its ID while the rows are read, and the registry holds it under that ID.
+    /// The object a recent to-one value resolved to, when it is `id`'s: rows of a fetch or a
+    /// batch mostly relate to a few objects (employees to their departments), and comparing one
+    /// key and one entity costs less than looking the ID up in the registry. An object keeps
+    /// its ID while the rows are read, and the registry holds it under that ID.
     @inline(__always)
-    func lastRelatedObject(for id: ManagedObjectID) -> ManagedObject? {
-        guard let lastRelated, lastRelated.objectID.key == id.key, lastRelated.objectID.entity === id.entity else { return nil }
-        return lastRelated
+    func recentRelatedObject(for id: ManagedObjectID) -> ManagedObject? {
+        guard !recentRelated.isEmpty,
+              let object = recentRelated[Int(truncatingIfNeeded: id.key.word) & (Self.recentRelatedCount - 1)],
+              object.objectID.key == id.key, object.objectID.entity === id.entity
+        else { return nil }
+        return object
     }
 
-    /// Remembers `object` as the one the last to-one value resolved to.
+    /// Remembers `object` as one a to-one value resolved to, in place of the one whose key
+    /// shares its low bits.
     @inline(__always)
     mutating func noteRelated(_ object: ManagedObject) {
-        if lastRelated !== object { lastRelated = object }
+        if recentRelated.isEmpty { recentRelated = [ManagedObject?](repeating: nil, count: Self.recentRelatedCount) }
+        let position = Int(truncatingIfNeeded: object.objectID.key.word) & (Self.recentRelatedCount - 1)
+        if recentRelated[position] !== object { recentRelated[position] = object }
     }
 
-    /// The object a to-one relationship holds for `id`: the last one when it is `id`'s, else
+    /// The object a to-one relationship holds for `id`: a recent one when it is `id`'s, else
     /// the context's (`ManagedObjectContext.object(with:)`).
     mutating func relatedObject(for id: ManagedObjectID) -> ManagedObject {
-        if let object = lastRelatedObject(for: id) { return object }
+        if let object = recentRelatedObject(for: id) { return object }
         let object = withContext { $0.object(with: id) }
         noteRelated(object)
         return object
@@ -410,7 +419,7 @@ struct FetchRowSink: AdoptingRowSink {
     }
 
     mutating func relatedObject(for id: ManagedObjectID) -> ManagedObject {
-        if let object = adoption.lastRelatedObject(for: id) { return object }
+        if let object = adoption.recentRelatedObject(for: id) { return object }
         if let object = adoption.withContext({ $0.registered[id] }) {
             adoption.noteRelated(object)
             return object

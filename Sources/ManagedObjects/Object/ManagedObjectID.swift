@@ -68,6 +68,11 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
         /// Whether the key is temporary.
         var isTemporary: Bool { bits >> 48 == 0 }
 
+        /// The packed word, whose low bits are the low bits of the number (or of a wide key's
+        /// index): a cheap spread for small tables keyed by keys.
+        @inline(__always)
+        var word: UInt64 { bits }
+
         /// The temporary number, for a temporary key.
         var temporaryNumber: UInt64? { isTemporary ? UInt64(bitPattern: number) : nil }
 

@@ -152,6 +152,37 @@ final class FCTeam: ManagedObject {
         #expect(context.registeredObjects.count == 6)
     }
 
+    /// Rows relating to many objects in turn, whose keys share their low bits (teams 1 and 17,
+    /// 2 and 18, …), each get their own related object, in a fetch and in a batch.
+    @Test(arguments: [0, 7])
+    func rowsRelatingToManyObjectsInTurnEachGetTheirOwn(batchSize: Int) throws {
+        let directory = try TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(classes: [FCPerson.self, FCTeam.self]))
+        try coordinator.addPersistentStore(type: .sqlite, at: directory.file())
+        let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let teams = (0..<40).map { index -> FCTeam in
+            let team = FCTeam(context: writer)
+            team.title = "T\(index)"
+            return team
+        }
+        for index in 0..<120 {
+            let person = FCPerson(context: writer)
+            person.name = String(format: "P%03d", index)
+            person.team = teams[(index * 7) % 40]
+        }
+        try writer.save()
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let people = try fetchPeople(context, batchSize: batchSize)
+        #expect(people.count == 120)
+        for (index, person) in people.enumerated() {
+            let team = try #require(person.team)
+            #expect(team.objectID == teams[(index * 7) % 40].objectID)
+            #expect(context.registeredObject(for: team.objectID) === team)
+            #expect(team.title == "T\((index * 7) % 40)")
+        }
+        #expect(Set(people.compactMap { $0.team.map(ObjectIdentifier.init) }).count == 40)
+    }
+
     @Test func batchedFaultsThatLoadedTheirRowsKeepNoStateForTheBatch() throws {
         let (_, coordinator, _, teamID) = try savedPeople()
         let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
