@@ -274,8 +274,10 @@ struct FetchedRowAdoption {
         defer { conversionFailed = false }
         guard !conversionFailed else { return withContext { $0.dropFetchedRow(of: object) } }
         // Completed in place: the store handed over its only reference to the buffer, made
-        // with the row's read (`AdoptingRowSink.readOfReceivedRows`).
+        // with the row's read (`AdoptingRowSink.readOfReceivedRows`), which a firing fault
+        // checks for staleness: never left without one.
         completion.complete(&values, of: id.entity, for: object)
+        values.setRowReadIfNone(read)
         object.fetchedRow = consume values
         object.snapshotVersion = version
     }

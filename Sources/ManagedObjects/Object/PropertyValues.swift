@@ -39,6 +39,14 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
         buffer = PropertyValueBuffer.make(layout: layout, rowRead: read)
     }
 
+    /// Gives the buffer `read` as its row's read when it has none (a buffer copied after the
+    /// store made it does not carry its read).
+    mutating func setRowReadIfNone(_ read: RowRead) {
+        buffer?.withUnsafeMutablePointerToHeader { header in
+            if header.pointee.rowRead == nil { header.pointee.rowRead = read }
+        }
+    }
+
     /// Storage for `layout` holding `values`, by property index (missing ones nil).
     package init(layout: PropertyLayout, values: some Sequence<Any?>) {
         self.init(layout: layout)

@@ -191,6 +191,38 @@ import Testing
     }
 }
 
+/// A fetched row whose values went through conversions (a value transformer) still carries
+/// when it was read: a sibling's save of its record makes the fault read the store.
+@Suite struct ConvertedRowFreshnessTests {
+    @Test func aConvertedRowIsStaleAfterASiblingsSave() throws {
+        let name = PrefixingTransformer.registerUniquely(for: "ConvertedRowFreshnessTests", prefix: "A")
+        defer { ValueTransformerRegistry.unregister(name: name) }
+        let model = try ManagedObjectModel {
+            Entity("Box") {
+                Property("payload", .transformable, transformer: name)
+                Property("title", .string)
+            }
+        }
+        let entity = try #require(model.entity(named: "Box"))
+        let directory = try TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: directory.file())
+        let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let box = ManagedObject(entity: entity, insertInto: writer)
+        try box.setValue("hello", forKey: "payload")
+        try box.setValue("old", forKey: "title")
+        try writer.save()
+
+        let reader = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        let fetched = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Box")).first)
+        #expect(fetched.isFault && fetched.fetchedRow.storage?.rowRead != nil)
+        try box.setValue("new", forKey: "title")
+        try writer.save()
+        #expect(try fetched.value(forKey: "title") as? String == "new")
+        #expect(try fetched.value(forKey: "payload") as? String == "hello")
+    }
+}
+
 /// A typed fetch names an entity whose objects can be of its type.
 @Suite struct TypedFetchTests {
     @Test func anEntityOfAnotherClassIsAnError() throws {
