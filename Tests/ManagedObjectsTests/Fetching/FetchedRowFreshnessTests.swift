@@ -139,13 +139,15 @@ import Testing
     }
 }
 
-/// A stored value its transformer cannot read makes the fault fail to fire, with an error
-/// naming the attribute, and never reads as nil (which a later save would write over the data).
-@Suite struct UnreadableTransformedValueTests {
-    @Test(arguments: [PersistentStoreType.inMemory, .sqlite])
-    func anUnreadableValueFailsTheFaultAndIsNeverOverwritten(type: PersistentStoreType) throws {
-        let name = PrefixingTransformer.registerUniquely(for: "UnreadableTransformedValueTests.\(type)", prefix: "A")
-        defer { ValueTransformerRegistry.unregister(name: name) }
+/// A saved "Box" whose `payload` ("hello") goes through the value transformer `name`, and
+/// whose `title` is `title`.
+private struct SavedBox {
+    let directory: TemporaryDirectory
+    let coordinator: PersistentStoreCoordinator
+    let writer: ManagedObjectContext
+    let box: ManagedObject
+
+    init(transformer name: String, type: PersistentStoreType, title: String) throws {
         let model = try ManagedObjectModel {
             Entity("Box") {
                 Property("payload", .transformable, transformer: name)
@@ -153,14 +155,27 @@ import Testing
             }
         }
         let entity = try #require(model.entity(named: "Box"))
-        let directory = try TemporaryDirectory()
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        directory = try TemporaryDirectory()
+        coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(type: type, at: type == .inMemory ? nil : directory.file())
-        let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-        let box = ManagedObject(entity: entity, insertInto: writer)
+        writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        box = ManagedObject(entity: entity, insertInto: writer)
         try box.setValue("hello", forKey: "payload")
-        try box.setValue("t", forKey: "title")
+        try box.setValue(title, forKey: "title")
         try writer.save()
+    }
+}
+
+/// A stored value its transformer cannot read makes the fault fail to fire, with an error
+/// naming the attribute, and never reads as nil (which a later save would write over the data).
+@Suite struct UnreadableTransformedValueTests {
+    @Test(arguments: [PersistentStoreType.inMemory, .sqlite])
+    func anUnreadableValueFailsTheFaultAndIsNeverOverwritten(type: PersistentStoreType) throws {
+        let name = PrefixingTransformer.registerUniquely(for: "UnreadableTransformedValueTests.\(type)", prefix: "A")
+        defer { ValueTransformerRegistry.unregister(name: name) }
+        let saved = try SavedBox(transformer: name, type: type, title: "t")
+        defer { withExtendedLifetime(saved) {} }
+        let coordinator = saved.coordinator
 
         ValueTransformerRegistry.register(PrefixingTransformer(prefix: "B"), forName: name)
         let reader = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
@@ -197,21 +212,9 @@ import Testing
     @Test func aConvertedRowIsStaleAfterASiblingsSave() throws {
         let name = PrefixingTransformer.registerUniquely(for: "ConvertedRowFreshnessTests", prefix: "A")
         defer { ValueTransformerRegistry.unregister(name: name) }
-        let model = try ManagedObjectModel {
-            Entity("Box") {
-                Property("payload", .transformable, transformer: name)
-                Property("title", .string)
-            }
-        }
-        let entity = try #require(model.entity(named: "Box"))
-        let directory = try TemporaryDirectory()
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(type: .sqlite, at: directory.file())
-        let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-        let box = ManagedObject(entity: entity, insertInto: writer)
-        try box.setValue("hello", forKey: "payload")
-        try box.setValue("old", forKey: "title")
-        try writer.save()
+        let saved = try SavedBox(transformer: name, type: .sqlite, title: "old")
+        defer { withExtendedLifetime(saved) {} }
+        let (coordinator, writer, box) = (saved.coordinator, saved.writer, saved.box)
 
         let reader = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
         let fetched = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Box")).first)
