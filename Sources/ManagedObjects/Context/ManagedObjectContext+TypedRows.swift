@@ -32,15 +32,18 @@ extension ManagedObjectContext {
     /// context; it takes the record's ID and slots from the request instead of making a
     /// temporary ID and looking its fields up (see `FaultConstruction`).
     func makeUnregisteredFault(
-        for objectID: ManagedObjectID, bindings: UnsafeBufferPointer<ManagedFieldTable.Binding>,
+        for objectID: consuming ManagedObjectID, bindings: UnsafeBufferPointer<ManagedFieldTable.Binding>,
         through request: UnsafeMutablePointer<FaultConstruction>?
     ) -> ManagedObject {
+        let key = objectID.key
+        // Borrowed: the model holds its entities for as long as the context is.
+        let entity = Unmanaged.passUnretained(objectID.entity)
         let (object, claimed) = FaultConstruction.make(objectID, bindings: bindings, through: request)
         // What the initializer wrote (the entity's initial values, and any value it set) gives
         // way to the record's.
         if object.values.hasBuffer { object.values = PropertyValues() }
         object.flags = [.fault]
-        if !claimed { object.objectID = objectID }
+        if !claimed { object.objectID = entity._withUnsafeGuaranteedRef { ManagedObjectID(entity: $0, key: key) } }
         object.context = self
         return object
     }
@@ -189,7 +192,7 @@ struct FaultRowSink: ContextRowSink {
         self.object = object
     }
 
-    mutating func receiveRow(_ id: ManagedObjectID, version: Int64, values: consuming PropertyValues) {
+    mutating func receiveRow(_ id: consuming ManagedObjectID, version: Int64, values: consuming PropertyValues) {
         FetchedRowCompletion.completeOne(&values, of: id.entity, for: object)
         row = (values, version)
     }
@@ -230,9 +233,15 @@ struct FetchedRowAdoption {
     /// its ID while the rows are read, and the registry holds it under that ID.
     @inline(__always)
     func recentRelatedObject(for id: ManagedObjectID) -> ManagedObject? {
+        recentRelatedObject(of: id.entity, key: id.key)
+    }
+
+    /// The recent object of `entity` whose key is `key` (see `recentRelatedObject(for:)`).
+    @inline(__always)
+    func recentRelatedObject(of entity: EntityDescription, key: ManagedObjectID.Key) -> ManagedObject? {
         guard !recentRelated.isEmpty,
-              let object = recentRelated[Int(truncatingIfNeeded: id.key.word) & (Self.recentRelatedCount - 1)],
-              object.objectID.key == id.key, object.objectID.entity === id.entity
+              let object = recentRelated[Int(truncatingIfNeeded: key.word) & (Self.recentRelatedCount - 1)],
+              object.objectID.key == key, object.objectID.entity === entity
         else { return nil }
         return object
     }
@@ -267,16 +276,16 @@ struct FetchedRowAdoption {
         }
     }
 
-    /// Gives the fault `object` the row of `id` (or no row, when a value did not convert), as
-    /// `ManagedObjectContext.setFetchedRow(_:version:read:of:)` does: the row's buffer moves
-    /// into the object, no reference counted for it.
-    mutating func adopt(_ values: consuming PropertyValues, of id: ManagedObjectID, version: Int64, by object: ManagedObject) {
+    /// Gives the fault `object` the row of its record of `entity` (or no row, when a value did
+    /// not convert), as `ManagedObjectContext.setFetchedRow(_:version:read:of:)` does: the
+    /// row's buffer moves into the object, no reference counted for it.
+    mutating func adopt(_ values: consuming PropertyValues, of entity: EntityDescription, version: Int64, by object: ManagedObject) {
         defer { conversionFailed = false }
         guard !conversionFailed else { return withContext { $0.dropFetchedRow(of: object) } }
         // Completed in place: the store handed over its only reference to the buffer, made
         // with the row's read (`AdoptingRowSink.readOfReceivedRows`), which a firing fault
         // checks for staleness: never left without one.
-        completion.complete(&values, of: id.entity, for: object)
+        completion.complete(&values, of: entity, for: object)
         values.setRowReadIfNone(read)
         object.fetchedRow = consume values
         object.snapshotVersion = version
@@ -293,6 +302,10 @@ protocol AdoptingRowSink: TypedRowSink {
 
 extension AdoptingRowSink {
     mutating func relatedObject(for id: ManagedObjectID) -> ManagedObject { adoption.relatedObject(for: id) }
+
+    func recentRelatedObject(of entity: EntityDescription, key: ManagedObjectID.Key) -> ManagedObject? {
+        adoption.recentRelatedObject(of: entity, key: key)
+    }
 
     var readOfReceivedRows: RowRead? { adoption.read }
 
@@ -330,9 +343,9 @@ struct FaultBatchRowSink: AdoptingRowSink {
         adoption = FetchedRowAdoption(context: context, read: read)
     }
 
-    mutating func receiveRow(_ id: ManagedObjectID, version: Int64, values: consuming PropertyValues) {
+    mutating func receiveRow(_ id: consuming ManagedObjectID, version: Int64, values: consuming PropertyValues) {
         guard let object = fault(for: id) else { return adoption.skip() }
-        adoption.adopt(values, of: id, version: version, by: object)
+        adoption.adopt(values, of: id.entity, version: version, by: object)
     }
 
     /// The fault of `id`, if it is one of the batch's.
@@ -395,18 +408,26 @@ struct FetchRowSink: AdoptingRowSink {
         registryMayHoldRows = context.registered.count > 0
     }
 
-    mutating func receiveRow(_ id: ManagedObjectID, version: Int64, values: consuming PropertyValues) {
-        if registryMayHoldRows, let object = adoption.withContext({ $0.registered[id] }) {
-            objects.append(object)
-            guard object.isFault else { return adoption.skip() }
-            adoption.adopt(values, of: id, version: version, by: object)
-            return
+    mutating func receiveRow(_ id: consuming ManagedObjectID, version: Int64, values: consuming PropertyValues) {
+        if registryMayHoldRows {
+            let registeredID = copy id
+            if let object = adoption.withContext({ $0.registered[registeredID] }) {
+                objects.append(object)
+                guard object.isFault else { return adoption.skip() }
+                adoption.adopt(values, of: registeredID.entity, version: version, by: object)
+                return
+            }
         }
         let bindings = bindings(for: id.entity), construction = construction
-        let object = adoption.withContext { $0.makeUnregisteredFault(for: id, bindings: bindings, through: construction) }
+        // Borrowed: the new object holds it, through the ID moved into it.
+        let entity = Unmanaged.passUnretained(id.entity)
+        var movingID = Optional(consume id), movingValues = Optional(consume values)
+        let object = adoption.withContext {
+            $0.makeUnregisteredFault(for: movingID.take().unsafelyUnwrapped, bindings: bindings, through: construction)
+        }
         unregistered.append(Unmanaged.passUnretained(object))
         if loaded { toFire.append(object) }
-        adoption.adopt(values, of: id, version: version, by: object)
+        entity._withUnsafeGuaranteedRef { adoption.adopt(movingValues.take().unsafelyUnwrapped, of: $0, version: version, by: object) }
         // Moved: the array takes the reference the object was made with.
         objects.append(consume object)
     }

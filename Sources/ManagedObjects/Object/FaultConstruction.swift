@@ -13,10 +13,12 @@ import Darwin
 /// A new object takes a temporary ID and looks up where its `@Managed` fields are; an object
 /// made for a record (a fetch makes one per row) would then drop that ID for the record's and
 /// look the fields up once per object. Instead the context points the current thread's request
-/// at one on its stack (`withRequest(_:)`, once per fetch) and, for each object, puts the
-/// record's ID and the fields' slots, looked up once for the entity, in it (`make`); the base
-/// initializer takes them (`pending(for:)`, `claim(by:)`) when no context is given and the
-/// entity and class are the request's.
+/// at one on its stack (`withRequest(_:)`, once per fetch) and, for each object, moves the
+/// record's ID into it and puts the fields' slots, looked up once for the entity, there too
+/// (`make`); the base initializer moves the ID out and takes the slots (`pending(for:)`,
+/// `claim(by:)`) when no context is given and the entity and class are the request's. The ID
+/// a store made for the row is the object's: no reference to its entity is taken or dropped
+/// on the way.
 ///
 /// Between two objects the request is idle, and code that runs then (a value transformer, a
 /// nested request of `ManagedObjectContext.object(with:)`, which sets its own and puts this
@@ -27,10 +29,9 @@ import Darwin
 /// one that claimed the request, and otherwise makes it a fault of the record as it does any
 /// object (see `make(_:bindings:through:)`'s result).
 struct FaultConstruction {
-    /// The key of the record's ID, while an object is being made for it; its entity is the
-    /// one `entity` names, which the initializer is given. Held without the entity, so that
-    /// setting and clearing it per object counts no reference.
-    var key: ManagedObjectID.Key?
+    /// The record's ID, moved in while an object is being made for it and moved out by the
+    /// initializer of the object that takes it; its entity is the one `entity` names.
+    var objectID: ManagedObjectID?
     /// The entity whose objects may claim the request; nil between objects.
     var entity: ObjectIdentifier?
     /// The class whose objects may claim the request: the entity's.
@@ -66,27 +67,33 @@ struct FaultConstruction {
 
     /// Makes the object of `objectID` with its entity's class's designated initializer, with
     /// no context, through `request` (the current thread's, from `withRequest(_:)`); returns
-    /// it and whether it claimed the request (it then has the record's ID and its `@Managed`
-    /// slots bound; otherwise it has a temporary ID).
+    /// it and whether it claimed the request (it then has the record's ID, moved into it, and
+    /// its `@Managed` slots bound; otherwise it has a temporary ID, and the caller gives it
+    /// the record's).
     ///
     /// `bindings` are `ManagedFieldTable.bindingBuffer(for:entity:)` of the class and entity.
     @inline(__always)
     static func make(
-        _ objectID: ManagedObjectID, bindings: UnsafeBufferPointer<ManagedFieldTable.Binding>,
+        _ objectID: consuming ManagedObjectID, bindings: UnsafeBufferPointer<ManagedFieldTable.Binding>,
         through request: UnsafeMutablePointer<FaultConstruction>?
     ) -> (object: ManagedObject, claimed: Bool) {
-        let entity = objectID.entity
-        let type = entity.managedObjectClass
-        guard let request else { return (type.init(entity: entity, insertInto: nil), false) }
-        request.pointee.key = objectID.key
-        request.pointee.entity = ObjectIdentifier(entity)
+        // Borrowed: the ID holds the entity, in the request and then in the object.
+        let entity = Unmanaged.passUnretained(objectID.entity)
+        guard let request else {
+            let object = entity._withUnsafeGuaranteedRef { $0.managedObjectClass.init(entity: $0, insertInto: nil) }
+            withExtendedLifetime(objectID) {}
+            return (object, false)
+        }
+        let type = entity._withUnsafeGuaranteedRef { $0.managedObjectClass }
+        request.pointee.entity = ObjectIdentifier(entity.takeUnretainedValue())
+        request.pointee.objectID = consume objectID
         request.pointee.type = ObjectIdentifier(type)
         request.pointee.bindings = bindings
         request.pointee.claimer = nil
-        let object = type.init(entity: entity, insertInto: nil)
+        let object = entity._withUnsafeGuaranteedRef { type.init(entity: $0, insertInto: nil) }
         let claimed = request.pointee.claimer == ObjectIdentifier(object)
         request.pointee.entity = nil
-        request.pointee.key = nil
+        request.pointee.objectID = nil
         return (object, claimed)
     }
 
@@ -97,7 +104,7 @@ struct FaultConstruction {
         guard let key, let pending = pthread_getspecific(key) else { return nil }
         let request = pending.assumingMemoryBound(to: FaultConstruction.self)
         guard request.pointee.claimer == nil, request.pointee.entity == ObjectIdentifier(entity),
-              request.pointee.key != nil
+              request.pointee.objectID != nil
         else { return nil }
         return request
     }

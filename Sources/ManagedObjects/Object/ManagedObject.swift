@@ -98,12 +98,15 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         if context == nil, let fault = FaultConstruction.pending(for: entity) {
             // An object a context is making for a record (see `FaultConstruction`): the record's
-            // ID and the `@Managed` slots the context looked up once for the entity.
-            objectID = ManagedObjectID(entity: entity, key: fault.pointee.key.unsafelyUnwrapped)
+            // ID, moved out of the request, and the `@Managed` slots the context looked up once
+            // for the entity.
+            objectID = fault.pointee.objectID.take().unsafelyUnwrapped
             values = entity.initialValues
             super.init()
             if fault.pointee.claim(by: self) { return }
-            // Another object made inside a subclass's initializer: a new object after all.
+            // Another object made inside a subclass's initializer: a new object after all. The
+            // ID goes back for the object being made to take.
+            fault.pointee.objectID = objectID
             objectID = .temporary(for: entity)
             bindManagedProperties()
             return

@@ -21,7 +21,7 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     /// A key that does not fit (a number outside ±2⁴⁷, a store numbered 65,535 or more) is
     /// interned in a table for the process instead (see ``WideKeys``): its word then holds
     /// `0xFFFF` in the top bits and the entry's index. Equal keys always have equal words.
-    struct Key: Hashable, Sendable {
+    package struct Key: Hashable, Sendable {
         /// The packed word.
         private let bits: UInt64
 
@@ -80,7 +80,7 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
         var storeIdentifier: String? { StoreIdentity.identity(at: store)?.identifier }
 
         /// Hashes the word (equal keys have equal words).
-        func hash(into hasher: inout Hasher) {
+        package func hash(into hasher: inout Hasher) {
             hasher.combine(bits)
         }
     }

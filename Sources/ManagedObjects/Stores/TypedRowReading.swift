@@ -40,6 +40,13 @@ package protocol TypedRowSink {
     /// The object a to-one relationship holds for `id`: the registered one, or a new fault.
     mutating func relatedObject(for id: ManagedObjectID) -> ManagedObject
 
+    /// The object a to-one relationship holds for the record of `entity` whose key is `key`
+    /// when the sink has it at hand (one a recent row's to-one resolved to); nil otherwise,
+    /// and the store then makes the ID and asks ``relatedObject(for:)``. Asked first so that a
+    /// row related to an object met before makes no ID (a reference to its entity, counted
+    /// atomically, taken and dropped per row).
+    mutating func recentRelatedObject(of entity: EntityDescription, key: ManagedObjectID.Key) -> ManagedObject?
+
     /// Stores `value` for `property` in `values` when its slot (of `kind`) does not take it as
     /// it is: a conversion, a value transformer, an `Any` slot.
     ///
@@ -50,10 +57,11 @@ package protocol TypedRowSink {
     ) throws
 
     /// Receives one decoded row: the record's ID, its version and its values (to-many
-    /// relationships and transient properties nil).
+    /// relationships and transient properties nil). The ID is handed over, so that a new
+    /// object can take it as it is.
     ///
     /// - Throws: What the sink throws.
-    mutating func receiveRow(_ id: ManagedObjectID, version: Int64, values: consuming PropertyValues) throws
+    mutating func receiveRow(_ id: consuming ManagedObjectID, version: Int64, values: consuming PropertyValues) throws
 
     /// When the rows the sink receives were read, for a sink whose faults keep their rows: each
     /// row's buffer is made with it (`PropertyValueBufferHeader.rowRead`); nil for others.
@@ -62,6 +70,8 @@ package protocol TypedRowSink {
 
 extension TypedRowSink {
     package var readOfReceivedRows: RowRead? { nil }
+
+    package mutating func recentRelatedObject(of entity: EntityDescription, key: ManagedObjectID.Key) -> ManagedObject? { nil }
 }
 
 /// Where a store's row decoder (`SQLiteStore.decodeRow(_:entity:reads:table:into:)`) hands
@@ -69,8 +79,9 @@ extension TypedRowSink {
 protocol DecodedRowValues {
     /// The value of the attribute at `index` (never `.null`: NULL columns are skipped).
     mutating func attribute(_ value: StoreValue, at index: Int)
-    /// The record the to-one relationship at `index` relates the row to (NULL is skipped).
-    mutating func toOne(_ id: ManagedObjectID, at index: Int)
+    /// The record the to-one relationship at `index` relates the row to: the one of `entity`
+    /// whose key is `key` (NULL is skipped).
+    mutating func toOne(_ entity: EntityDescription, key: ManagedObjectID.Key, at index: Int)
     /// The to-many relationship at `index`, whose IDs the row does not hold.
     mutating func toMany(at index: Int)
     /// The typed storage the values go to, when they go straight into an object's slots: a
@@ -133,10 +144,15 @@ struct SlotRowValues<Sink: TypedRowSink>: DecodedRowValues {
         }
     }
 
-    mutating func toOne(_ id: ManagedObjectID, at index: Int) {
+    @inline(__always)
+    mutating func toOne(_ entity: EntityDescription, key: ManagedObjectID.Key, at index: Int) {
+        if let object = sink.pointee.recentRelatedObject(of: entity, key: key) {
+            slots[index].store(object, in: base)
+            return
+        }
         // Registers a fault for the related record when none is registered; that touches no
         // other buffer's slots than the new object's.
-        slots[index].store(sink.pointee.relatedObject(for: id), in: base)
+        slots[index].store(sink.pointee.relatedObject(for: ManagedObjectID(entity: entity, key: key)), in: base)
     }
 
     mutating func toMany(at index: Int) {

@@ -11,25 +11,31 @@ extension TypedRowSink {
     mutating func receiveDecodedRow(
         of entity: EntityDescription, _ decode: (inout SlotRowValues<Self>) throws -> (id: ManagedObjectID, version: Int64)
     ) throws {
-        var values = PropertyValues(layout: entity.layout, rowRead: readOfReceivedRows)
+        // A new buffer, written through its words' address while `buffer` holds it: no
+        // uniqueness check, and no reference taken per row for the buffer or the layout's
+        // slots (each an atomic increment and decrement, which cost more than their
+        // instruction counts say).
+        let layout = entity.layout
+        let buffer = PropertyValueBuffer.make(layout: layout, rowRead: readOfReceivedRows)
         // The writer reaches the sink through a pointer, never a copy: a copy of a sink that
         // gathers objects would make each row's append copy them all.
         let (row, deferred) = try withUnsafeMutablePointer(to: &self) { sink in
-            try values.withUniqueSlots { slots, base in
-                // The buffer holds its layout, and with it the slots, while the row is decoded.
-                try slots.withUnsafeBufferPointer { slots in
-                    var writer = SlotRowValues(slots: slots, base: base, sink: sink)
+            try layout.slots.withUnsafeBufferPointer { slots in
+                try buffer.withUnsafeMutablePointerToElements { words in
+                    var writer = SlotRowValues(slots: slots, base: UnsafeMutableRawPointer(words), sink: sink)
                     let row = try decode(&writer)
                     return (row, writer.deferred)
                 }
             }
         }
+        var values = PropertyValues(buffer: consume buffer)
         if !deferred.isEmpty {
             let slots = entity.layout.slots
             for (index, value) in deferred.sorted(by: { $0.index < $1.index }) {
                 try storeConverted(value, for: entity.properties[index], kind: slots[index].kind, into: &values, of: row.id)
             }
         }
-        try receiveRow(row.id, version: row.version, values: consume values)
+        let (id, version) = row
+        try receiveRow(consume id, version: version, values: consume values)
     }
 }

@@ -418,7 +418,7 @@ extension PostgreSQLStore {
                         }
                         target = named
                     }
-                    values.toOne(self.objectID(target, targetKey), at: property)
+                    values.toOne(target, key: ManagedObjectID.Key(store: storeAddress, number: targetKey), at: property)
                 case .toMany:
                     values.toMany(at: property)
                 }

@@ -106,7 +106,7 @@ struct SQLSchema: Sendable {
         /// field, Swift 6.3.1 gets the struct's spare bits wrong in unoptimized generic code,
         /// so that an array's iterator never returns nil (a debug build's decoding of a row
         /// looped on its last column forever; `FetchRegistrationTests` pins the walk).
-        private let unretainedDestination: Unmanaged<EntityDescription>?
+        let unretainedDestination: Unmanaged<EntityDescription>?
 
         /// A to-one's destination entity; nil for other reads.
         var destination: EntityDescription? { unretainedDestination?.takeUnretainedValue() }

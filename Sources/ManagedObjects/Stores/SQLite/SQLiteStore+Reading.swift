@@ -603,30 +603,34 @@ extension SQLiteStore {
                 values.attribute(value, at: index)
             case .toOne:
                 let column = row.column(at: position)
-                guard column.storageClass != .null, let destination = read.destination else { continue }
-                let target: EntityDescription
-                if read.entityPosition >= 0, !row.isNull(at: read.entityPosition) {
-                    let targetName = row.text(at: read.entityPosition)
-                    guard let named = model.entity(named: targetName), named.isKindOf(entity: destination) else {
-                        throw PersistenceError(
+                guard column.storageClass != .null, let unretainedDestination = read.unretainedDestination else { continue }
+                // The destination borrowed from the schema, which holds it: a reference taken
+                // per row would be an atomic retain and release.
+                try unretainedDestination._withUnsafeGuaranteedRef { destination in
+                    // SQLite would read text as 0 and a real truncated: a record that is not there, or another one.
+                    func badKey() -> PersistenceError {
+                        PersistenceError(
                             .operationFailed,
-                            message: "the record \(key) of \(entity.name) in \(table) names the entity \(targetName) in "
-                                + "\(entity.name).\(entity.properties[index].name), which is not \(destination.name) or one of its subentities",
+                            message: "the record \(key) of \(entity.name) in \(table) holds \(Self.describeStoredValue(row.value(at: position))) in "
+                                + "\(entity.name).\(entity.properties[index].name), which is not a primary key of \(destination.name)",
                             objectID: objectID(entity, key), sql: row.sql)
                     }
-                    target = named
-                } else {
-                    target = destination
+                    if read.entityPosition >= 0, !row.isNull(at: read.entityPosition) {
+                        let targetName = row.text(at: read.entityPosition)
+                        guard let named = model.entity(named: targetName), named.isKindOf(entity: destination) else {
+                            throw PersistenceError(
+                                .operationFailed,
+                                message: "the record \(key) of \(entity.name) in \(table) names the entity \(targetName) in "
+                                    + "\(entity.name).\(entity.properties[index].name), which is not \(destination.name) or one of its subentities",
+                                objectID: objectID(entity, key), sql: row.sql)
+                        }
+                        guard let targetKey = column.key else { throw badKey() }
+                        values.toOne(named, key: ManagedObjectID.Key(store: identityAddress, number: targetKey), at: index)
+                    } else {
+                        guard let targetKey = column.key else { throw badKey() }
+                        values.toOne(destination, key: ManagedObjectID.Key(store: identityAddress, number: targetKey), at: index)
+                    }
                 }
-                // SQLite would read text as 0 and a real truncated: a record that is not there, or another one.
-                guard let targetKey = column.key else {
-                    throw PersistenceError(
-                        .operationFailed,
-                        message: "the record \(key) of \(entity.name) in \(table) holds \(Self.describeStoredValue(row.value(at: position))) in "
-                            + "\(entity.name).\(entity.properties[index].name), which is not a primary key of \(destination.name)",
-                        objectID: objectID(entity, key), sql: row.sql)
-                }
-                values.toOne(objectID(target, targetKey), at: index)
             case .toMany:
                 values.toMany(at: index)
             }

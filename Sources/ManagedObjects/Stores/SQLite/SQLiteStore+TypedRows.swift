@@ -7,7 +7,9 @@ struct RecordRowValues: DecodedRowValues {
     init(count: Int) { values = [StoreValue](repeating: .null, count: count) }
 
     mutating func attribute(_ value: StoreValue, at index: Int) { values[index] = value }
-    mutating func toOne(_ id: ManagedObjectID, at index: Int) { values[index] = .toOne(id) }
+    mutating func toOne(_ entity: EntityDescription, key: ManagedObjectID.Key, at index: Int) {
+        values[index] = .toOne(ManagedObjectID(entity: entity, key: key))
+    }
     mutating func toMany(at index: Int) { values[index] = .toMany([]) }
     var slotTarget: SlotTarget? { nil }
 }
@@ -58,13 +60,25 @@ extension SQLiteStore: TypedRowReading {
     ) throws -> (appliedPredicate: Bool, appliedSortAndLimit: Bool) {
         guard let plan = plan(request) else { return (true, true) }
         let table = plan.mapping.table
+        // Rows of the fetched entity itself (most rows of most fetches) are decoded with its
+        // entity and reads held for the whole fetch: `rowEntity` would hand each row its own
+        // references to them, two atomic retains and releases per row.
+        let modelEntity = model.entity(named: request.entity.name)
+        let hasFetched = modelEntity != nil
+        let fetched = modelEntity ?? request.entity
+        let fetchedReads = plan.mapping.reads
+        let fetchedName = Array(request.entity.name.utf8)
         try withPlan(plan) { state in
             var kinds = EntityLookup()
             try forEachSelectedRow(
                 state.connection, table: table, where: plan.condition, bindings: plan.sqliteBindings, orderAndLimit: plan.orderAndLimit
             ) { row in
-                let (entity, reads) = try rowEntity(row, table: table, kinds: &kinds)
-                try decodeRow(row, entity: entity, reads: reads, table: table, into: &sink)
+                if hasFetched, row.textEquals(fetchedName, at: 1) {
+                    try decodeRow(row, entity: fetched, reads: fetchedReads, table: table, into: &sink)
+                } else {
+                    let (entity, reads) = try rowEntity(row, table: table, kinds: &kinds)
+                    try decodeRow(row, entity: entity, reads: reads, table: table, into: &sink)
+                }
             }
         }
         return (plan.appliedPredicate, plan.appliedSortAndLimit)
