@@ -636,11 +636,16 @@ extension ManagedObjectContext {
         var related = try objects.map { try savedID(of: $0, in: relationship, of: object, ids: ids) }
         if !relationship.isOrdered {
             // By key, then entity name for equal keys of several entities: the names are read
-            // only then.
-            related.sort { lhs, rhs in
-                let left = lhs.primaryKey ?? 0, right = rhs.primaryKey ?? 0
-                return left != right ? left < right : lhs.entity.name < rhs.entity.name
+            // only then. Sorted as keys and positions, then put in that order by swaps: a sort
+            // of the IDs themselves would copy them as it merges, each copy an atomic retain
+            // and release of the ID's entity (a dozen per object of a department's employees).
+            var order = related.indices.map { (key: related[$0].primaryKey ?? 0, position: $0) }
+            order.sort { lhs, rhs in
+                lhs.key != rhs.key
+                    ? lhs.key < rhs.key
+                    : related[lhs.position].entity.name < related[rhs.position].entity.name
             }
+            related.permute(taking: order.map(\.position))
         }
         return related
     }
