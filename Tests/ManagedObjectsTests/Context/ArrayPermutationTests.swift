@@ -57,13 +57,7 @@ import Testing
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
         let store = try coordinator.addPersistentStore(type: .inMemory)
         let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-        let department = TestDepartment(context: context)
-        department.name = "Research"
-        for number in 0..<200 {
-            let employee = TestEmployee(context: context)
-            employee.firstName = "E\(number)"
-            employee.department = department
-        }
+        let department = insertDepartment("Research", employees: 200, named: { "E\($0)" }, into: context)
         try context.save()
         let record = try #require(try store.record(for: department.objectID))
         let employees = try #require(department.entity.propertiesByName["employees"]).index

@@ -209,3 +209,19 @@ func validationFailures(saving context: ManagedObjectContext) -> [(code: Int, ke
         return [(-1, nil)]
     }
 }
+
+/// Inserts into `context` a department named `name` with `count` employees, the employee at
+/// each index named by `employeeName`; the test model's usual graph for saves and fetches.
+@discardableResult
+func insertDepartment(
+    _ name: String, employees count: Int, named employeeName: (Int) -> String, into context: ManagedObjectContext
+) -> TestDepartment {
+    let department = TestDepartment(context: context)
+    department.name = name
+    for index in 0..<count {
+        let employee = TestEmployee(context: context)
+        employee.firstName = employeeName(index)
+        employee.department = department
+    }
+    return department
+}

@@ -279,13 +279,7 @@ import Testing
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
         let store = try #require(try coordinator.addPersistentStore(type: .sqlite, at: directory.file()) as? SQLiteStore)
         let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-        let department = TestDepartment(context: writer)
-        department.name = "D"
-        for index in 0..<1_200 {
-            let employee = TestEmployee(context: writer)
-            employee.firstName = "E\(index)"
-            employee.department = department
-        }
+        insertDepartment("D", employees: 1_200, named: { "E\($0)" }, into: writer)
         try writer.save()
         let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
         var request = FetchRequest<TestEmployee>(entityName: "Employee", sortDescriptors: [KeyPathSortDescriptor(key: "firstName")])

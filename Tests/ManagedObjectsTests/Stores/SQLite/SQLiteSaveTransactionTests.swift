@@ -198,13 +198,7 @@ import Testing
                     try coordinator.addPersistentStore(type: .sqlite, at: url)
                     for round in 0..<8 {
                         let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-                        let department = TestDepartment(context: context)
-                        department.name = "D\(writer)-\(round)"
-                        for member in 0..<5 {
-                            let employee = TestEmployee(context: context)
-                            employee.firstName = "D\(writer)-\(round)/\(member)"
-                            employee.department = department
-                        }
+                        insertDepartment("D\(writer)-\(round)", employees: 5, named: { "D\(writer)-\(round)/\($0)" }, into: context)
                         try context.save()
                     }
                 }
