@@ -77,10 +77,14 @@ public struct Managed<Value>: ManagedStorage {
         // Always inlined into the class's accessor, where both key paths are literals the
         // optimizer turns into field accesses: a copy left out of line (the compiler merges the
         // accessors of one value type) projects them through the key-path runtime instead.
+        // Neither key path may reach a call that is not inlined (the slow path passes the
+        // wrapper's offset, the observation path an autoclosure): a key path that does is made
+        // (`swift_getKeyPath`, a retain and a release) and the wrapper's field is accessed with
+        // a dynamic exclusivity check (`swift_beginAccess`) on every access.
         @inline(__always)
         get {
             var index = Int(object[keyPath: storageKeyPath].slot) - 1
-            if index < 0 { index = resolveIndex(in: object, storage: storageKeyPath) }
+            if index < 0 { index = resolveIndex(in: object, atOffset: storageOffset(of: storageKeyPath, in: object)) }
             if ObservationTrackingScope.mayBeActive, object.propertyTable.tracksObservationAccess {
                 object.trackObservationAccess(at: index, keyPath: wrappedKeyPath)
             }
@@ -90,7 +94,7 @@ public struct Managed<Value>: ManagedStorage {
         set {
             var index = Int(object[keyPath: storageKeyPath].slot) - 1
             if index < 0 {
-                index = resolveIndex(in: object, storage: storageKeyPath)
+                index = resolveIndex(in: object, atOffset: storageOffset(of: storageKeyPath, in: object))
                 // A prototype read by `ManagedObjectModel(classes:)` keeps no values.
                 if index == Int.max { return }
             }
@@ -110,14 +114,20 @@ public struct Managed<Value>: ManagedStorage {
         return typedValue(stored, object: object, index: index)
     }
 
-    /// Finds the property's index from the wrapper's field name, once per object.
-    @usableFromInline
-    static func resolveIndex<Object: ManagedObject>(
-        in object: Object, storage: ReferenceWritableKeyPath<Object, Managed>
-    ) -> Int {
-        let offset = withUnsafeMutablePointer(to: &object[keyPath: storage]) {
+    /// The byte offset of the wrapper at `storage` inside `object`: a constant once inlined
+    /// into the property's accessor, where `storage` is a literal.
+    @inlinable @inline(__always)
+    static func storageOffset<Object: ManagedObject>(of storage: ReferenceWritableKeyPath<Object, Managed>, in object: Object) -> Int {
+        withUnsafeMutablePointer(to: &object[keyPath: storage]) {
             UnsafeRawPointer($0) - UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
         }
+    }
+
+    /// Finds the property's index from the name of the wrapper's field, at byte `offset` in
+    /// `object`, and writes it into the wrapper: once per object and property, when the object
+    /// was not made with its slots bound (`bindManagedProperties()`).
+    @usableFromInline
+    static func resolveIndex<Object: ManagedObject>(in object: Object, atOffset offset: Int) -> Int {
         guard let key = ManagedFieldTable.key(atOffset: offset, in: Object.self) else {
             preconditionFailure("@Managed property of \(Object.self) at offset \(offset) not found in its fields")
         }
@@ -130,7 +140,11 @@ public struct Managed<Value>: ManagedStorage {
             preconditionFailure(
                 "@Managed var \(key) of \(Object.self): the entity \(object.entity.name) has no property '\(key)'")
         }
-        if let slot = Int8(exactly: property.index + 1) { object[keyPath: storage].slot = slot }
+        if let slot = Int8(exactly: property.index + 1), MemoryLayout<Managed<Int>>.size == MemoryLayout<Int8>.size {
+            // The wrapper is its slot alone, whatever its `Value` (see `bindManagedProperties()`).
+            let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
+            (base + offset).storeBytes(of: slot, as: Int8.self)
+        }
         return property.index
     }
 
