@@ -12,6 +12,7 @@ import Foundation
 /// The groups, in report order. Add new groups here.
 let groups: [any BenchmarkGroup.Type] = [
     KeyValueCodingBenchmarks.self,
+    ManagedAccessorBenchmarks.self,
     KeyValueObservingBenchmarks.self,
     ObservationBenchmarks.self,
     PredicateBenchmarks.self,

@@ -50,13 +50,13 @@ extension ManagedObjectContext {
     /// Posts the objects-did-change notification for the changes not yet announced.
     func postObjectsDidChange() {
         let (inserted, isEveryEntry) = unannouncedInserted()
-        let updated = unannouncedUpdated.subtracting(inserted)
+        let updated = unannouncedUpdated.objects.subtracting(inserted)
         let deleted = unannouncedDeleted, refreshed = unannouncedRefreshed
         let entries = clearUnannouncedInsertions()
         // The entries are the inserted objects, each once: the save walks them (moved, not
         // copied, and not released here).
         if keepsAnnouncedInsertions && isEveryEntry { keptAnnouncedInsertions = (inserted, entries) }
-        unannouncedUpdated = []
+        unannouncedUpdated.removeAll()
         unannouncedDeleted = []
         unannouncedRefreshed = []
         guard !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty) else { return }

@@ -51,8 +51,9 @@ extension ManagedObjectContext {
             deleted.remove(object)
             pendingDeletions.removeAll { $0 === object }
         }
-        // The flags of an unannounced insertion stay with its entry in `unannouncedInserted`.
-        object.flags = object.flags.intersection([.insertionUnannounced, .changedWhileInsertionUnannounced])
+        // The flags of an unannounced insertion stay with its entry in `unannouncedInserted`, and
+        // an unannounced update's with its entry in `unannouncedUpdated`.
+        object.flags = object.flags.intersection([.insertionUnannounced, .changedWhileInsertionUnannounced, .updateUnannounced])
             .union([.fault, .awokeFromInsert])
         object.values = PropertyValues()
         object.fetchedRow = PropertyValues()
@@ -112,7 +113,7 @@ extension ManagedObjectContext {
         pendingDeletions = []
         relationshipReadFailures = [:]
         clearUnannouncedInsertions()
-        unannouncedUpdated = []
+        unannouncedUpdated.removeAll()
         // Discarded insertions leave as deletions, as an undone insertion does, so observers
         // (fetched-results controllers among them) hear that they are gone.
         unannouncedDeleted = discarded
@@ -147,7 +148,7 @@ extension ManagedObjectContext {
         deleted = []
         pendingDeletions = []
         clearUnannouncedInsertions()
-        unannouncedUpdated = []
+        unannouncedUpdated.removeAll()
         unannouncedDeleted = []
         unannouncedRefreshed = []
         undoManager?.removeAllActions()

@@ -125,7 +125,7 @@ public final class ManagedObjectContext {
     /// The insertions the save's `processPendingChanges()` announced, with the set of inserted
     /// objects they were (see `keepsAnnouncedInsertions`); taken by the save at once.
     @exclusivity(unchecked) var keptAnnouncedInsertions: (set: Set<ManagedObject>, array: [ManagedObject])?
-    @exclusivity(unchecked) var unannouncedUpdated: Set<ManagedObject> = []
+    @exclusivity(unchecked) var unannouncedUpdated = UnannouncedUpdates()
     @exclusivity(unchecked) var unannouncedDeleted: Set<ManagedObject> = []
     @exclusivity(unchecked) var unannouncedRefreshed: Set<ManagedObject> = []
     @exclusivity(unchecked) var isProcessingPendingChanges = false
@@ -164,6 +164,9 @@ public final class ManagedObjectContext {
 
     deinit {
         undoHandle.context = nil
+        // The objects outlive the context and may join another: none keeps the flag of a set
+        // that is gone.
+        unannouncedUpdated.removeAll()
         for object in registered.values { object.context = nil }
         for object in inserted { object.context = nil }
     }

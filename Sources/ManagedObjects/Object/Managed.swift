@@ -206,6 +206,7 @@ extension ManagedObject {
     /// Sets a modeled property from a typed accessor: converts, announces and records.
     @usableFromInline
     final func setManagedValue<Value>(_ newValue: Value, at index: Int) {
+        if setUnobservedMatchingValue(newValue, at: index) { return }
         let property = entity.properties[index]
         if Self.slotMatch(Value.self, entity.layout.slots[index].kind) != .mismatch {
             // `Value` is the slot's own type or its optional: written in place, nothing to
@@ -311,30 +312,58 @@ extension ManagedObject {
     /// slot's concrete type: `PropertyValues.setValue(_:at:)` does the same through `Value?`,
     /// whose metadata this unspecialized generic code would look up on every write.
     private final func storeMatching<Value>(_ value: Value, at index: Int) {
-        let stored = values.withUniqueSlots { slots, base -> Bool in
-            let slot = slots[index]
-            let match = Self.slotMatch(Value.self, slot.kind)
-            return withUnsafePointer(to: value) { source in
-                let source = UnsafeRawPointer(source)
-                switch slot.kind {
-                case .int16: return Self.assign(Int16.self, from: source, match, to: slot, in: base)
-                case .int32: return Self.assign(Int32.self, from: source, match, to: slot, in: base)
-                case .int64: return Self.assign(Int64.self, from: source, match, to: slot, in: base)
-                case .double: return Self.assign(Double.self, from: source, match, to: slot, in: base)
-                case .float: return Self.assign(Float.self, from: source, match, to: slot, in: base)
-                case .boolean: return Self.assign(Bool.self, from: source, match, to: slot, in: base)
-                case .date: return Self.assign(Date.self, from: source, match, to: slot, in: base)
-                case .decimal: return Self.assign(Decimal.self, from: source, match, to: slot, in: base)
-                case .uuid: return Self.assign(UUID.self, from: source, match, to: slot, in: base)
-                case .string: return Self.assign(String.self, from: source, match, to: slot, in: base)
-                case .data: return Self.assign(Data.self, from: source, match, to: slot, in: base)
-                case .url: return Self.assign(URL.self, from: source, match, to: slot, in: base)
-                case .object, .any, .toMany, .orderedToMany: return false
-                }
-            }
-        }
+        let stored = values.withUniqueSlotUnretained(at: index) { slot, base in Self.assignMatching(value, to: slot, in: base) }
         // Another layout than the entity's (never made today): the general path.
         if !stored { storeThroughOptional(value, at: index) }
+    }
+
+    /// Writes `value` into `slot` of the buffer at `base` through the slot's concrete type, when
+    /// `Value` is that type or its optional; whether it did.
+    @inline(__always)
+    private static func assignMatching<Value>(_ value: Value, to slot: PropertyLayout.Slot, in base: UnsafeMutableRawPointer) -> Bool {
+        let match = slotMatch(Value.self, slot.kind)
+        return withUnsafePointer(to: value) { source in
+            let source = UnsafeRawPointer(source)
+            switch slot.kind {
+            case .int16: return assign(Int16.self, from: source, match, to: slot, in: base)
+            case .int32: return assign(Int32.self, from: source, match, to: slot, in: base)
+            case .int64: return assign(Int64.self, from: source, match, to: slot, in: base)
+            case .double: return assign(Double.self, from: source, match, to: slot, in: base)
+            case .float: return assign(Float.self, from: source, match, to: slot, in: base)
+            case .boolean: return assign(Bool.self, from: source, match, to: slot, in: base)
+            case .date: return assign(Date.self, from: source, match, to: slot, in: base)
+            case .decimal: return assign(Decimal.self, from: source, match, to: slot, in: base)
+            case .uuid: return assign(UUID.self, from: source, match, to: slot, in: base)
+            case .string: return assign(String.self, from: source, match, to: slot, in: base)
+            case .data: return assign(Data.self, from: source, match, to: slot, in: base)
+            case .url: return assign(URL.self, from: source, match, to: slot, in: base)
+            case .object, .any, .toMany, .orderedToMany: return false
+            }
+        }
+    }
+
+    /// The usual typed set, of a loaded object nobody observes whose context (if any) has no
+    /// undo manager, with `Value` the slot's own type or its optional: written in place and
+    /// recorded, taking no reference to the entity, the property, the layout, the buffer or the
+    /// context (see `PropertyValues.withUniqueSlotUnretained(at:_:)`). False, with nothing
+    /// written, when the set must take the general path.
+    @inline(__always)
+    private final func setUnobservedMatchingValue<Value>(_ value: Value, at index: Int) -> Bool {
+        guard !hasObservationState, !flags.contains(.fault), index < values.count else { return false }
+        let recordingContext = changeRecordingDepth == 0 ? unmanagedContext : nil
+        // The undo manager needs the old value, boxed: the general path's.
+        if let recordingContext, recordingContext._withUnsafeGuaranteedRef({ $0.undoManager != nil }) { return false }
+        guard values.withUniqueSlotUnretained(at: index, { slot, base in Self.assignMatching(value, to: slot, in: base) }) else {
+            return false
+        }
+        guard let recordingContext else { return true }
+        // SAFETY: the object holds its ID, the ID its entity, and the entity its properties.
+        Unmanaged.passUnretained(objectID.entity)._withUnsafeGuaranteedRef { entity in
+            entity.properties.withUnsafeBufferPointer { properties in
+                recordingContext._withUnsafeGuaranteedRef { $0.recordChange(of: self, property: properties[index], reversal: .value(nil)) }
+            }
+        }
+        return true
     }
 
     /// `PropertyValues.setValue(_:at:)`, out of line: inlined, its request for `Value?`'s

@@ -55,8 +55,14 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     // or an in-place write whose new value is computed first).
 
     /// The context, held without reference counting: the context clears it when it unregisters
-    /// the object, when it is reset and when it goes away, so it never dangles.
-    @exclusivity(unchecked) package final unowned(unsafe) var context: ManagedObjectContext?
+    /// the object, when it is reset and when it goes away, so it never dangles. Hot paths reach
+    /// it through `_withUnsafeGuaranteedRef`, which takes no reference for the call.
+    @exclusivity(unchecked) package final var unmanagedContext: Unmanaged<ManagedObjectContext>?
+    /// The context (see `unmanagedContext`); a read takes a reference for as long as it is used.
+    package final var context: ManagedObjectContext? {
+        @inline(__always) get { unmanagedContext?.takeUnretainedValue() }
+        @inline(__always) set { unmanagedContext = newValue.map { Unmanaged.passUnretained($0) } }
+    }
 
     /// The values of the entity's properties, by property index, typed per the entity's
     /// layout; empty while a fault.
@@ -66,9 +72,9 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// state few objects ever need (changes in progress, a fetch batch; see `rareState`), which
     /// then holds the other: one word instead of four, for every object of a fetch carries it.
     @exclusivity(unchecked) final var rowState: ManagedObjectRowState = .none
-    // The last four take four bytes, and a subclass's fields start right after them: a fault
-    // carries every stored field of its class (a `ManagedEmployee`, with its ten one-byte
-    // `@Managed` slots, takes 86 bytes, a 96-byte allocation). The depths' deeper levels, a
+    // The last four take five bytes (the flags two), and a subclass's fields start right after
+    // them: a fault carries every stored field of its class (a `ManagedEmployee`, with its ten
+    // one-byte `@Managed` slots, takes 87 bytes, a 96-byte allocation). The depths' deeper levels, a
     // version past 254, the primitive-accessor probe and the validation hint live in the rare
     // state.
     /// `inverseMaintenanceDepth` up to 254; 255: the rare state holds it.
@@ -392,8 +398,8 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
 
 /// The life-cycle state of a managed object.
 package struct ManagedObjectFlags: OptionSet {
-    package var rawValue: UInt8
-    package init(rawValue: UInt8) { self.rawValue = rawValue }
+    package var rawValue: UInt16
+    package init(rawValue: UInt16) { self.rawValue = rawValue }
     package static let inserted = ManagedObjectFlags(rawValue: 1 << 0)
     package static let updated = ManagedObjectFlags(rawValue: 1 << 1)
     package static let deleted = ManagedObjectFlags(rawValue: 1 << 2)
@@ -408,4 +414,7 @@ package struct ManagedObjectFlags: OptionSet {
     /// other than by being announced, it joins `unannouncedUpdated`, where the change would
     /// have put it.
     package static let changedWhileInsertionUnannounced = ManagedObjectFlags(rawValue: 1 << 7)
+    /// The object is in its context's `unannouncedUpdated` (see `UnannouncedUpdates`): a
+    /// further change to it needs no set insertion.
+    package static let updateUnannounced = ManagedObjectFlags(rawValue: 1 << 8)
 }
