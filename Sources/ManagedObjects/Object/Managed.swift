@@ -314,7 +314,7 @@ extension ManagedObject {
     private final func storeMatching<Value>(_ value: Value, at index: Int) {
         let stored = values.withUniqueSlotUnretained(at: index) { slot, base in Self.assignMatching(value, to: slot, in: base) }
         // Another layout than the entity's (never made today): the general path.
-        if !stored { storeThroughOptional(value, at: index) }
+        if stored != true { storeThroughOptional(value, at: index) }
     }
 
     /// Writes `value` into `slot` of the buffer at `base` through the slot's concrete type, when
@@ -349,18 +349,23 @@ extension ManagedObject {
     /// written, when the set must take the general path.
     @inline(__always)
     private final func setUnobservedMatchingValue<Value>(_ value: Value, at index: Int) -> Bool {
-        guard !hasObservationState, !flags.contains(.fault), index < values.count else { return false }
+        guard !hasObservationState, !flags.contains(.fault), values.hasBuffer else { return false }
         let recordingContext = changeRecordingDepth == 0 ? unmanagedContext : nil
         // The undo manager needs the old value, boxed: the general path's.
         if let recordingContext, recordingContext._withUnsafeGuaranteedRef({ $0.undoManager != nil }) { return false }
-        guard values.withUniqueSlotUnretained(at: index, { slot, base in Self.assignMatching(value, to: slot, in: base) }) else {
+        guard values.withUniqueSlotUnretained(at: index, { slot, base in Self.assignMatching(value, to: slot, in: base) }) == true else {
             return false
         }
         guard let recordingContext else { return true }
-        // SAFETY: the object holds its ID, the ID its entity, and the entity its properties.
+        // SAFETY: the object holds its ID, the ID its entity, and the entity its properties; the
+        // property is read as its reference's bits, which a read of the element would retain.
         Unmanaged.passUnretained(objectID.entity)._withUnsafeGuaranteedRef { entity in
             entity.properties.withUnsafeBufferPointer { properties in
-                recordingContext._withUnsafeGuaranteedRef { $0.recordChange(of: self, property: properties[index], reversal: .value(nil)) }
+                guard properties.indices.contains(index), let base = properties.baseAddress else { return }
+                let property = UnsafeRawPointer(base + index).load(as: Unmanaged<PropertyDescription>.self)
+                property._withUnsafeGuaranteedRef { property in
+                    recordingContext._withUnsafeGuaranteedRef { $0.recordChange(of: self, property: property, reversal: .value(nil)) }
+                }
             }
         }
         return true

@@ -223,18 +223,25 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
     /// Calls `body` with the slot at `index` and the address of the buffer's bytes (copied
     /// first when shared), as `withUniqueSlots(_:)` does for one slot, taking no reference to
     /// the buffer, its layout or the layout's slots for the call: each would be an atomic
-    /// increment and decrement, which cost more than the write. `index` must be one of the
-    /// layout's; `body` must not reach these values through another path.
+    /// increment and decrement, which cost more than the write. Nil, with `body` not called,
+    /// for empty storage or an index outside the layout. `body` must not reach these values
+    /// through another path.
     @inline(__always)
     package mutating func withUniqueSlotUnretained<R>(
         at index: Int, _ body: (PropertyLayout.Slot, UnsafeMutableRawPointer) throws -> R
-    ) rethrows -> R {
-        if !isKnownUniquelyReferenced(&buffer) { _ = makeUnique() }
+    ) rethrows -> R? {
+        if !isKnownUniquelyReferenced(&buffer) {
+            guard buffer != nil else { return nil }
+            _ = makeUnique()
+        }
         // SAFETY: `self` holds the buffer, unique now, for the call, and the buffer its layout.
         return try Unmanaged.passUnretained(buffer.unsafelyUnwrapped)._withUnsafeGuaranteedRef { buffer in
             try buffer.withUnsafeMutablePointers { header, words in
                 try Unmanaged.passUnretained(header.pointee.layout)._withUnsafeGuaranteedRef { layout in
-                    try layout.slots.withUnsafeBufferPointer { slots in try body(slots[index], UnsafeMutableRawPointer(words)) }
+                    try layout.slots.withUnsafeBufferPointer { slots in
+                        guard slots.indices.contains(index) else { return nil }
+                        return try body(slots[index], UnsafeMutableRawPointer(words))
+                    }
                 }
             }
         }
