@@ -342,17 +342,18 @@ extension ManagedObject {
         }
     }
 
-    /// The usual typed set, of a loaded object nobody observes whose context (if any) has no
-    /// undo manager, with `Value` the slot's own type or its optional: written in place and
-    /// recorded, taking no reference to the entity, the property, the layout, the buffer or the
-    /// context (see `PropertyValues.withUniqueSlotUnretained(at:_:)`). False, with nothing
-    /// written, when the set must take the general path.
+    /// The usual typed set, of a loaded object nobody observes, with `Value` the slot's own type
+    /// or its optional: written in place and recorded (with the old value, boxed, when the
+    /// context has an undo manager), taking no reference to the entity, the property, the
+    /// layout, the buffer or the context (see `PropertyValues.withUniqueSlotUnretained(at:_:)`).
+    /// False, with nothing written, when the set must take the general path.
     @inline(__always)
     private final func setUnobservedMatchingValue<Value>(_ value: Value, at index: Int) -> Bool {
         guard !hasObservationState, !flags.contains(.fault), values.hasBuffer else { return false }
         let recordingContext = changeRecordingDepth == 0 ? unmanagedContext : nil
-        // The undo manager needs the old value, boxed: the general path's.
-        if let recordingContext, recordingContext._withUnsafeGuaranteedRef({ $0.undoManager != nil }) { return false }
+        // The undo manager's reversal puts the old value back: boxed, for it alone.
+        let undoes = recordingContext?._withUnsafeGuaranteedRef { $0.undoManager != nil } ?? false
+        let old: Any? = undoes && values.indices.contains(index) ? values[index] : nil
         guard values.withUniqueSlotUnretained(at: index, { slot, base in Self.assignMatching(value, to: slot, in: base) }) == true else {
             return false
         }
@@ -364,7 +365,7 @@ extension ManagedObject {
                 guard properties.indices.contains(index), let base = properties.baseAddress else { return }
                 let property = UnsafeRawPointer(base + index).load(as: Unmanaged<PropertyDescription>.self)
                 property._withUnsafeGuaranteedRef { property in
-                    recordingContext._withUnsafeGuaranteedRef { $0.recordChange(of: self, property: property, reversal: .value(nil)) }
+                    recordingContext._withUnsafeGuaranteedRef { $0.recordChange(of: self, property: property, reversal: .value(old)) }
                 }
             }
         }
