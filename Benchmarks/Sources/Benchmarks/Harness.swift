@@ -49,6 +49,15 @@ struct Pool<Object: AnyObject> {
     func with<Result>(_ index: Int, _ body: (Object) throws -> Result) rethrows -> Result {
         try references[index & mask]._withUnsafeGuaranteedRef(body)
     }
+
+    /// Reads a `Double` of each iteration's object with `read` (cycling through the pool),
+    /// folding the values' bits into one the optimizer must compute: the timed loop of a read.
+    @inline(__always)
+    func readEach(_ iterations: Int, _ read: (Object) -> Double) {
+        var bits: UInt64 = 0
+        for i in 0..<iterations { bits ^= with(i) { read($0) }.bitPattern }
+        blackHole(bits)
+    }
 }
 
 // MARK: - Benchmarks

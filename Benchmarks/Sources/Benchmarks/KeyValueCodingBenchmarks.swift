@@ -56,14 +56,10 @@ enum KeyValueCodingBenchmarks: BenchmarkGroup {
                 baselineDescription: "`employee.salary` declared with `@Attribute` (no hooks)",
                 isSupplementary: true,
                 measured: { iterations in
-                    var bits: UInt64 = 0
-                    for i in 0..<iterations { bits ^= clamped.with(i) { readSalary($0) }.bitPattern }
-                    blackHole(bits)
+                    clamped.readEach(iterations, readSalary)
                 },
                 baseline: { iterations in
-                    var bits: UInt64 = 0
-                    for i in 0..<iterations { bits ^= employees.with(i) { readSalary($0) }.bitPattern }
-                    blackHole(bits)
+                    employees.readEach(iterations, readSalary)
                 }),
             Benchmark(
                 name: "typed set through `@CustomAttribute` (setter and didSet hooks)",
@@ -81,14 +77,10 @@ enum KeyValueCodingBenchmarks: BenchmarkGroup {
                 target: .ratio(2),
                 baselineDescription: "`PlainEmployee.salary`, a stored property of a final class in another module, read through the same kind of non-inlined function",
                 measured: { iterations in
-                    var bits: UInt64 = 0
-                    for i in 0..<iterations { bits ^= employees.with(i) { readSalary($0) }.bitPattern }
-                    blackHole(bits)
+                    employees.readEach(iterations, readSalary)
                 },
                 baseline: { iterations in
-                    var bits: UInt64 = 0
-                    for i in 0..<iterations { bits ^= plainEmployees.with(i) { readSalary($0) }.bitPattern }
-                    blackHole(bits)
+                    plainEmployees.readEach(iterations, readSalary)
                 }),
             Benchmark(
                 name: "typed set `employee.salary = x`",
@@ -106,14 +98,10 @@ enum KeyValueCodingBenchmarks: BenchmarkGroup {
                 baselineDescription: "an `@exclusivity(unchecked)` stored property read in its own module: a bare load behind a non-inlined call, without the `swift_beginAccess` that `PlainEmployee.salary` pays",
                 isSupplementary: true,
                 measured: { iterations in
-                    var bits: UInt64 = 0
-                    for i in 0..<iterations { bits ^= employees.with(i) { readSalary($0) }.bitPattern }
-                    blackHole(bits)
+                    employees.readEach(iterations, readSalary)
                 },
                 baseline: { iterations in
-                    var bits: UInt64 = 0
-                    for i in 0..<iterations { bits ^= uncheckedEmployees.with(i) { readSalary($0) }.bitPattern }
-                    blackHole(bits)
+                    uncheckedEmployees.readEach(iterations, readSalary)
                 }),
             Benchmark(
                 name: "typed set, against a bare store",

@@ -58,15 +58,11 @@ enum ManagedAccessorBenchmarks: BenchmarkGroup {
                 baselineDescription: "`PlainEmployee.salary`, a stored property of a final class in another module, read through the same kind of non-inlined function",
                 measured: { iterations in
                     withExtendedLifetime(context) {
-                        var bits: UInt64 = 0
-                        for i in 0..<iterations { bits ^= employees.with(i) { readSalary($0) }.bitPattern }
-                        blackHole(bits)
+                        employees.readEach(iterations, readSalary)
                     }
                 },
                 baseline: { iterations in
-                    var bits: UInt64 = 0
-                    for i in 0..<iterations { bits ^= plainEmployees.with(i) { readSalary($0) }.bitPattern }
-                    blackHole(bits)
+                    plainEmployees.readEach(iterations, readSalary)
                 }),
             Benchmark(
                 name: "`@Managed` typed set `salary = x` of a saved managed object (announced, tracked)",

@@ -26,14 +26,10 @@ enum ObservationBenchmarks: BenchmarkGroup {
                 target: .ratio(1.2),
                 baselineDescription: "an `@Observable` class's getter",
                 measured: { iterations in
-                    var bits: UInt64 = 0
-                    for i in 0..<iterations { bits ^= tracked.with(i) { readSalary($0) }.bitPattern }
-                    blackHole(bits)
+                    tracked.readEach(iterations, readSalary)
                 },
                 baseline: { iterations in
-                    var bits: UInt64 = 0
-                    for i in 0..<iterations { bits ^= observable.with(i) { readSalary($0) }.bitPattern }
-                    blackHole(bits)
+                    observable.readEach(iterations, readSalary)
                 }),
             Benchmark(
                 name: "typed set of an object a tracking scope read",
