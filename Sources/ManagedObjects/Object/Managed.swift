@@ -84,7 +84,7 @@ public struct Managed<Value>: ManagedStorage {
         @inline(__always)
         get {
             var index = Int(object[keyPath: storageKeyPath].slot) - 1
-            if index < 0 { index = resolveIndex(in: object, atOffset: storageOffset(of: storageKeyPath, in: object)) }
+            if index < 0 { index = resolveIndex(in: object, atOffset: ModelObject.storageOffset(of: storageKeyPath, in: object)) }
             if ObservationTrackingScope.mayBeActive, object.propertyTable.tracksObservationAccess {
                 object.trackObservationAccess(at: index, keyPath: wrappedKeyPath)
             }
@@ -94,7 +94,7 @@ public struct Managed<Value>: ManagedStorage {
         set {
             var index = Int(object[keyPath: storageKeyPath].slot) - 1
             if index < 0 {
-                index = resolveIndex(in: object, atOffset: storageOffset(of: storageKeyPath, in: object))
+                index = resolveIndex(in: object, atOffset: ModelObject.storageOffset(of: storageKeyPath, in: object))
                 // A prototype read by `ManagedObjectModel(classes:)` keeps no values.
                 if index == Int.max { return }
             }
@@ -112,15 +112,6 @@ public struct Managed<Value>: ManagedStorage {
         object.resolveRelationshipFault(at: index)
         let stored = object.values.indices.contains(index) ? object.values[index] : nil
         return typedValue(stored, object: object, index: index)
-    }
-
-    /// The byte offset of the wrapper at `storage` inside `object`: a constant once inlined
-    /// into the property's accessor, where `storage` is a literal.
-    @inlinable @inline(__always)
-    static func storageOffset<Object: ManagedObject>(of storage: ReferenceWritableKeyPath<Object, Managed>, in object: Object) -> Int {
-        withUnsafeMutablePointer(to: &object[keyPath: storage]) {
-            UnsafeRawPointer($0) - UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
-        }
     }
 
     /// Finds the property's index from the name of the wrapper's field, at byte `offset` in

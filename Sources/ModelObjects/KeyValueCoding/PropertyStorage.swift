@@ -117,8 +117,9 @@ extension ModelObject {
     ///
     /// Inlined into the property's setter, the key path is a literal and the optimizer folds the
     /// whole computation into a constant; it is only evaluated when the object has observers.
+    /// `ManagedObjects`' `@Managed` finds a wrapper's slot with it the first time.
     @inlinable @inline(__always)
-    static func storageOffset<Object: ModelObject, Storage>(
+    package static func storageOffset<Object: ModelObject, Storage>(
         of storage: ReferenceWritableKeyPath<Object, Storage>, in object: Object
     ) -> Int {
         withUnsafeMutablePointer(to: &object[keyPath: storage]) {
