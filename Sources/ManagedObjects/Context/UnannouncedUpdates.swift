@@ -9,9 +9,6 @@ struct UnannouncedUpdates {
     /// The objects.
     private(set) var objects: Set<ManagedObject> = []
 
-    /// Whether no change is waiting.
-    var isEmpty: Bool { objects.isEmpty }
-
     /// Adds `object`; does nothing when it is in already.
     @inline(__always)
     mutating func insert(_ object: ManagedObject) {
