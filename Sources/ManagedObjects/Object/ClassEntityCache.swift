@@ -72,14 +72,27 @@ final class DescriptionClassCaches: Sendable {
     private let tables = Mutex<[Table]>([])
 
     /// The answer for `key`, worked out with `compute` the first time.
+    ///
+    /// The table and the answer are borrowed, not retained: a lookup runs several times per
+    /// object made or saved, and each reference counted would be an atomic increment and
+    /// decrement. Only the value handed back is a reference of the caller's.
     @inline(__always)
     func value<Value: Sendable>(for key: Key, as _: Value.Type, compute: () -> Value) -> Value {
-        if let table = current.load(ordering: .acquiring)?.takeUnretainedValue() {
-            for index in table.keys.indices where table.keys[index] == key {
-                // SAFETY: the key's cache stores answers of its own `Value` type only.
-                return unsafeDowncast(table.answers[index], to: Answer<Value>.self).value
+        // SAFETY: `tables` keeps the table as long as `self`, and the table its answers.
+        let found = current.load(ordering: .acquiring)?._withUnsafeGuaranteedRef { table -> Value? in
+            guard let index = table.keys.firstIndex(of: key) else { return nil }
+            return table.answers.withUnsafeBufferPointer { answers -> Value in
+                // SAFETY: the key's cache stores answers of its own `Value` type only. An
+                // `AnyObject & Sendable` existential is the object's reference alone (`Sendable`
+                // has no witness table), so its bits are read as an unretained reference.
+                guard MemoryLayout<any AnyObject & Sendable>.size == MemoryLayout<Unmanaged<Answer<Value>>>.size,
+                      let base = answers.baseAddress
+                else { return unsafeDowncast(answers[index], to: Answer<Value>.self).value }
+                let answer = UnsafeRawPointer(base + index).load(as: Unmanaged<Answer<Value>>.self)
+                return answer._withUnsafeGuaranteedRef { $0.value }
             }
         }
+        if let found { return found }
         return add(compute(), for: key)
     }
 
