@@ -29,7 +29,7 @@ enum SQLiteBenchmarks {
         // as a fetch leaves them), then fired by reading `salary`; the resident-memory growth
         // over the state before the fetch, per object, against plain Swift objects with the
         // same five fields held in an array the same way (measured before the store is made).
-        var faultBytes = Double.nan, firedBytes = Double.nan, plainBytes = Double.nan
+        var faultBytes = Double.nan, firedBytes = Double.nan, plainBytes = Double.nan, keyFaultBytes = Double.nan
         let million = 1_000_000
         if wanted("memory"), let directory = try? makeDirectory() {
             defer { try? FileManager.default.removeItem(at: directory) }
@@ -55,6 +55,17 @@ enum SQLiteBenchmarks {
                 if stored {
                     let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
                     coordinator.addPersistentStore(store)
+                    // Supplementary: the same fetch with `includesPropertyValues = false`, faults
+                    // holding no row (Core Data's fetch of IDs only), kept alive below so that the
+                    // fetch with values cannot reuse their memory.
+                    let keysContext = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                    var keysRequest = FetchRequest<ManagedEmployee>(entityName: "Employee")
+                    keysRequest.includesPropertyValues = false
+                    let keysBefore = settledResidentBytes()
+                    let keyFaults = (try? keysContext.fetch(keysRequest)) ?? []
+                    if keyFaults.count == million {
+                        keyFaultBytes = Double(settledResidentBytes() - keysBefore) / Double(million)
+                    }
                     let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
                     let before = settledResidentBytes()
                     let employees = (try? context.fetch(FetchRequest<ManagedEmployee>(entityName: "Employee"))) ?? []
@@ -70,6 +81,7 @@ enum SQLiteBenchmarks {
                         print("memory fetch read \(employees.count)")
                     }
                     withExtendedLifetime(employees) {}
+                    withExtendedLifetime((keyFaults, keysContext)) {}
                 }
             }
         }
@@ -410,6 +422,11 @@ enum SQLiteBenchmarks {
         }
         memoryRow("resident memory per employee, 1,000,000 fetched as faults", faultBytes, bound: 100)
         memoryRow("resident memory per employee, 1,000,000 fetched and fired", firedBytes, bound: 200)
+        if !keyFaultBytes.isNaN {
+            print("| supplementary: resident memory per employee, 1,000,000 fetched as faults holding no row (`includesPropertyValues = false`) "
+                + "| | \(Int(keyFaultBytes.rounded())) B | \(Int(plainBytes.rounded())) B (plain Swift object, same five fields) "
+                + "| \(String(format: "%.2fx", keyFaultBytes / plainBytes)) | |")
+        }
         print()
         let grdbSQLite = GRDBBenchmarks.sqliteVersion()
         let sameSQLite = grdbSQLite.sourceID == String(cString: sqlite3_sourceid()) ? "the same library" : "different libraries"

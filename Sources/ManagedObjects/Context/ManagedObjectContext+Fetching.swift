@@ -218,9 +218,9 @@ extension ManagedObjectContext {
             storeRequest.fetchOffset = request.fetchOffset
         }
         var objects: [ManagedObject] = []
-        if request.fetchBatchSize > 0, let rows = try storeRows(request, attributes: []) {
-            // Batched, and the store applies the whole request: read only the keys; each batch
-            // reads its rows when one of its faults fires.
+        if request.fetchBatchSize > 0 || !request.includesPropertyValues, let rows = try storeRows(request, attributes: []) {
+            // Batched or without values, and the store applies the whole request: read only the
+            // keys; each batch (or each fault) reads its rows when one of its faults fires.
             objects = self.objects(with: rows.objectIDs)
             return try finishFetch(objects, request)
         }

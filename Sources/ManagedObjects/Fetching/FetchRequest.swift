@@ -63,6 +63,19 @@ public struct FetchRequest<Object: ManagedObject> {
     ///
     /// Corresponds to `NSFetchRequest.includesPendingChanges`.
     public var includesPendingChanges = true
+    /// Whether the fetch reads the objects' values along with their IDs; true by default.
+    ///
+    /// When false, the store reads only the IDs of the matching records, and each object that is
+    /// not already registered comes back as a fault holding no row (whatever
+    /// ``returnsObjectsAsFaults`` says): it takes no memory for its values, and firing it reads
+    /// its record by key, one statement per object (or per batch, with ``fetchBatchSize``). Use
+    /// it for objects whose values you will not read, for example to delete them. Objects already
+    /// registered come back as they are. When the store cannot answer the request alone (unsaved
+    /// changes the request must see, several stores), the rows are read to match them in memory,
+    /// as with true.
+    ///
+    /// Corresponds to `NSFetchRequest.includesPropertyValues`.
+    public var includesPropertyValues = true
 
     /// A request for the objects of the entity named `entityName`.
     ///

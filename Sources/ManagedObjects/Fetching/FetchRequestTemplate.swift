@@ -13,8 +13,7 @@ import ModelObjects
 ///
 /// Corresponds to the `NSFetchRequest` Core Data's `fetchRequestTemplate(forName:)` returns;
 /// differences: a value holding the predicate as its format string (parsed by
-/// ``fetchRequest(as:)``), and ``includesPropertyValues`` and ``returnsDistinctResults`` are
-/// kept for the record only: this library's requests always load property values, and distinct
+/// ``fetchRequest(as:)``), and ``returnsDistinctResults`` is kept for the record only: distinct
 /// results are what ``ManagedObjectContext/fetchDictionaries(_:properties:)`` callers filter.
 public struct FetchRequestTemplate: Hashable, Sendable {
     /// The name of the entity fetched (`entity`).
@@ -33,8 +32,7 @@ public struct FetchRequestTemplate: Hashable, Sendable {
     public var returnsObjectsAsFaults: Bool
     /// Whether unsaved changes count (`includesPendingChanges`).
     public var includesPendingChanges: Bool
-    /// Whether property values are loaded with the objects (`includePropertyValues`). Kept as
-    /// the file gives it; this library always loads them.
+    /// Whether property values are loaded with the objects (`includePropertyValues`).
     public var includesPropertyValues: Bool
     /// Whether dictionary results are distinct (`returnDistinctResults`). Kept as the file
     /// gives it; no request of this library reads it.
@@ -72,6 +70,7 @@ public struct FetchRequestTemplate: Hashable, Sendable {
         request.includesSubentities = includesSubentities
         request.returnsObjectsAsFaults = returnsObjectsAsFaults
         request.includesPendingChanges = includesPendingChanges
+        request.includesPropertyValues = includesPropertyValues
         return request
     }
 }

@@ -114,6 +114,7 @@ import Testing
         #expect(request.entityName == "Employee" && request.predicate?.predicateFormat == "salary > 100000")
         #expect(request.fetchLimit == 10 && request.fetchBatchSize == 20)
         #expect(!request.includesSubentities && !request.returnsObjectsAsFaults && !request.includesPendingChanges)
+        #expect(!request.includesPropertyValues)
     }
 
     @Test func templateWhosePredicateDoesNotParseThrowsWhenMadeARequest() throws {
