@@ -42,6 +42,27 @@ extension PostgreSQLTests {
             #expect(Set(employees.compactMap(\.firstName)).count == 100)
         }
 
+        /// `includesPropertyValues = false`: one statement reading only the keys, faults holding
+        /// no row, each fired by a statement of its own.
+        @Test func aFetchWithoutPropertyValuesReadsKeysThenEachFiredFaultItsRecord() throws {
+            let (database, coordinator, store) = try makeStore()
+            defer { withExtendedLifetime(database) {} }
+            let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+            var request = FetchRequest<TestEmployee>(
+                entityName: "Employee", predicate: try KeyValuePredicate(format: "age == 23"),
+                sortDescriptors: [KeyPathSortDescriptor(key: "firstName")])
+            request.includesPropertyValues = false
+            var employees: [TestEmployee] = []
+            let fetching = try store.recordingSQL { employees = try context.fetch(request) }
+            #expect(fetching.count == 1, "\(fetching)")
+            let keysOnly = #"SELECT "ZEMPLOYEE"."Z_PK", "ZEMPLOYEE"."Z_ENT" FROM"#
+            #expect(fetching.first?.hasPrefix(keysOnly) == true, "\(fetching)")
+            #expect(employees.count == 10 && employees.allSatisfy { $0.isFault && !$0.fetchedRow.hasBuffer })
+            let reading = store.recordingSQL { _ = employees.prefix(2).map(\.firstName) }
+            #expect(reading.count == 2, "\(reading)")
+            #expect(employees.prefix(2).map(\.firstName) == ["E0-3", "E1-3"])
+        }
+
         @Test func prefetchingAToOneRelationshipIsOneStatement() throws {
             let (database, coordinator, store) = try makeStore()
             defer { withExtendedLifetime(database) {} }
