@@ -59,7 +59,8 @@ extension ManagedObjectContext {
         return try fetchObjects(request).map(\.objectID)
     }
 
-    /// The values of `properties` (all attributes when nil) of the objects a request describes,
+    /// The values of `properties` (when nil, the request's ``FetchRequest/propertiesToFetch``,
+    /// else all attributes) of the objects a request describes,
     /// one dictionary per object; nil values are left out, as Core Data does. With
     /// ``FetchRequest/includesPendingChanges`` false, attributes read as last saved.
     ///
@@ -68,6 +69,7 @@ extension ManagedObjectContext {
     ///
     /// Corresponds to a fetch with `resultType` `.dictionaryResultType` and `propertiesToFetch`.
     public func fetchDictionaries<Object>(_ request: FetchRequest<Object>, properties: [String]? = nil) throws -> [[String: Any]] {
+        let properties = properties ?? request.propertiesToFetch
         if let entity = persistentStoreCoordinator.managedObjectModel.entity(named: request.entityName),
            let attributes = Self.storeReadableAttributes(properties, of: entity, includesSubentities: request.includesSubentities),
            let rows = try storeRows(request, attributes: attributes) {
@@ -203,6 +205,7 @@ extension ManagedObjectContext {
         func matchesEntity(_ object: ManagedObject) -> Bool {
             request.includesSubentities ? object.entity.isKindOf(entity: entity) : object.entity.name == entity.name
         }
+        let partial = try partialProperties(of: request, entity: entity)
         var storeRequest = StoreFetchRequest(
             entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate.map(storePredicate),
             sortDescriptors: request.sortDescriptors)
@@ -235,7 +238,11 @@ extension ManagedObjectContext {
             // are registered together once they are read (even when reading fails part way).
             // Objects are fired once the store is done (firing runs `awakeFromFetch`, which may
             // read the store).
-            var sink = FetchRowSink(context: self, entity: entity, read: read, loaded: !request.returnsObjectsAsFaults)
+            // A partial fetch: the store reads those properties only, and the rows say so.
+            storeRequest.propertiesToFetch = partial?.names
+            var sink = FetchRowSink(
+                context: self, entity: entity, read: partial.map { read.holding($0) } ?? read,
+                loaded: !request.returnsObjectsAsFaults && partial == nil)
             let applied: (appliedPredicate: Bool, appliedSortAndLimit: Bool)
             do {
                 // The objects of the rows are made through one request of the thread's.
@@ -331,6 +338,29 @@ extension ManagedObjectContext {
         }
     }
 
+    /// The properties a fetch of `request` reads alone (see ``FetchRequest/propertiesToFetch``),
+    /// for a fetch that makes partial faults: nil for a fetch of whole rows (no names, a batched
+    /// fetch, one that prefetches, or one without values).
+    ///
+    /// - Throws: `KeyValueCodingError/Code/undefinedKey` for a name that is not an attribute or
+    ///   a to-one relationship of `entity`.
+    private func partialProperties<Object>(of request: FetchRequest<Object>, entity: EntityDescription) throws -> PartialRowProperties? {
+        guard let names = request.propertiesToFetch else { return nil }
+        for name in names {
+            guard let property = entity.propertiesByName[name], !property.isTransient,
+                  !((property as? RelationshipDescription)?.isToMany ?? false)
+            else {
+                throw KeyValueCodingError(
+                    .undefinedKey, key: name, className: String(reflecting: Object.self),
+                    message: "propertiesToFetch names '\(name)', which is not an attribute or a to-one relationship of \(entity.name)")
+            }
+        }
+        guard request.fetchBatchSize == 0, request.relationshipKeyPathsForPrefetching.isEmpty, request.includesPropertyValues else {
+            return nil
+        }
+        return PartialRowProperties(names: Set(names), of: entity)
+    }
+
     /// Groups a fetch's faults into batches (or fires them, for a request that does not want
     /// faults), then prefetches the request's relationship key paths.
     private func finishFetch<Object>(_ objects: [ManagedObject], _ request: FetchRequest<Object>) throws -> [ManagedObject] {
@@ -349,7 +379,10 @@ extension ManagedObjectContext {
                 start += request.fetchBatchSize
             }
         } else if !request.returnsObjectsAsFaults {
-            for object in objects where object.isFault && object.fetchedRow.hasBuffer { try? object.fireFault() }
+            // Partial faults stay faults: firing one reads its whole record.
+            for object in objects where object.isFault && object.fetchedRow.hasBuffer && !object.holdsPartialRow {
+                try? object.fireFault()
+            }
         }
         for path in request.relationshipKeyPathsForPrefetching { try prefetch(path, of: objects) }
         return objects
@@ -380,7 +413,8 @@ extension ManagedObjectContext {
     /// holds its fetched row, the row's values by key (so that sorting in memory fires no
     /// fault), with the object under a key no property can have.
     private func sortingView(of object: ManagedObject) throws -> Any {
-        guard object.isFault, object.fetchedRow.hasBuffer else { return object }
+        // A partial row lacks keys a sort may read: the object is asked (firing it if need be).
+        guard object.isFault, object.fetchedRow.hasBuffer, !object.holdsPartialRow else { return object }
         let values = object.fetchedRow
         var view: [String: Any?] = [Self.viewObjectKey: object]
         for property in object.entity.properties where property.index < values.count {
@@ -578,7 +612,8 @@ struct FetchedRowStandIn: KeyValuePredicateStandIn {
         let dot = keyPath.firstIndex(of: ".")
         let key = dot.map { String(keyPath[..<$0]) } ?? keyPath
         guard let property = object.entity.propertiesByName[key], !property.isTransient, property.index < values.count,
-              !object.entity.isToManyByIndex[property.index]
+              !object.entity.isToManyByIndex[property.index],
+              values.storage?.rowRead?.partial?.holds(property.index, of: object.entity) ?? true
         else {
             return try object.value(forKeyPath: keyPath)
         }

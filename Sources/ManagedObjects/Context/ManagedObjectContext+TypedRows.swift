@@ -414,6 +414,8 @@ struct FetchRowSink: AdoptingRowSink {
             if let object = adoption.withContext({ $0.registered[registeredID] }) {
                 objects.append(object)
                 guard object.isFault else { return adoption.skip() }
+                // A partial row does not take the place of a whole one.
+                if adoption.read.partial != nil && object.fetchedRow.hasBuffer && !object.holdsPartialRow { return adoption.skip() }
                 adoption.adopt(values, of: registeredID.entity, version: version, by: object)
                 return
             }

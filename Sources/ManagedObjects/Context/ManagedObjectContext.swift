@@ -353,7 +353,7 @@ public final class ManagedObjectContext {
         // The usual fault of a fetch: its row, read at a time that is still fresh, and no other
         // state (no batch): the row's buffer becomes its values and its snapshot, with no
         // copy of the object's state taken and put back.
-        if case .fetchedRow(let buffer) = object.rowState, let read = buffer.rowRead, isFresh(read, of: object.objectID) {
+        if case .fetchedRow(let buffer) = object.rowState, let read = buffer.rowRead, read.partial == nil, isFresh(read, of: object.objectID) {
             object.values = PropertyValues(buffer: buffer)
             object.rowState = .snapshot(buffer)
             object.flags.remove([.fault, .unfulfillable])
@@ -367,7 +367,8 @@ public final class ManagedObjectContext {
         // Moved out, not copied: the object's values and snapshot then share the row's buffer.
         var row = object.fetchedRow
         object.fetchedRow = PropertyValues()
-        if let read = row.storage?.rowRead, !isFresh(read, of: id) { row = PropertyValues() }
+        // A partial row (see `FetchRequest.propertiesToFetch`) lacks values: the record is read.
+        if let read = row.storage?.rowRead, read.partial != nil || !isFresh(read, of: id) { row = PropertyValues() }
         if row.hasBuffer {
             // Its version is already in `snapshotVersion` (see `setFetchedRow`).
             object.values = row

@@ -76,6 +76,25 @@ public struct FetchRequest<Object: ManagedObject> {
     ///
     /// Corresponds to `NSFetchRequest.includesPropertyValues`.
     public var includesPropertyValues = true
+    /// The names of the only properties (attributes and to-one relationships) a fetch reads;
+    /// nil, the default, for all of them.
+    ///
+    /// For ``ManagedObjectContext/fetch(_:)``, the objects not registered yet come back as
+    /// *partial faults*: the SQLite and PostgreSQL stores read the keys and these columns only,
+    /// and reading one of these properties of such a fault answers from the fetched values
+    /// without firing it (no statement). Reading any other property fires the fault, which reads
+    /// its whole record (one statement), as does a change or a read after another context saved
+    /// the record. The objects stay faults whatever ``returnsObjectsAsFaults`` says. Other stores,
+    /// a child context, a batched fetch (``fetchBatchSize``) and a fetch that prefetches
+    /// relationships read whole rows. ``ManagedObjectContext/fetchDictionaries(_:properties:)``
+    /// reads these properties when it is not given its own.
+    ///
+    /// A name that is not an attribute or a to-one relationship of the entity makes the fetch
+    /// throw `KeyValueCodingError/Code/undefinedKey`.
+    ///
+    /// Corresponds to `NSFetchRequest.propertiesToFetch` (with property names; Core Data's
+    /// managed-object results are faults "partially pre-populated with the named properties").
+    public var propertiesToFetch: [String]?
 
     /// A request for the objects of the entity named `entityName`.
     ///

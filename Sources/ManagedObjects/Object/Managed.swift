@@ -106,7 +106,17 @@ public struct Managed<Value>: ManagedStorage {
     /// of `managedValue(in:at:)` (see `Managed+TypedAccess.swift`).
     @usableFromInline
     static func readValue(in object: ManagedObject, at index: Int) -> Value {
-        if object.flags.contains(.fault) { object.willAccessValue(forKey: nil) }
+        if object.flags.contains(.fault) {
+            // A partial fault holding the property answers without firing.
+            if let row = object.partialRow(holding: index) {
+                if let value = row.value(as: Value.self, at: index) { return value }
+                // Another type than the slot's (a subclass for a to-one's object): converted as
+                // a loaded object's value is. A nil value fires the fault instead, which then
+                // reads as a loaded object's nil does.
+                if let stored = row[index] { return typedValue(stored, object: object, index: index) }
+            }
+            object.willAccessValue(forKey: nil)
+        }
         // `Value` is the slot's own type or its optional: read in place, no box, no cast.
         if let value = object.values.value(as: Value.self, at: index) { return value }
         object.resolveRelationshipFault(at: index)

@@ -147,6 +147,25 @@ extension ManagedObject {
         }
     }
 
+    /// Whether the fault holds a partial row: one a fetch with
+    /// ``FetchRequest/propertiesToFetch`` read, holding only those properties. Firing does not
+    /// adopt it: it reads the whole record.
+    package final var holdsPartialRow: Bool {
+        if case .fetchedRow(let buffer) = heldRowState { return buffer.rowRead?.partial != nil }
+        return false
+    }
+
+    /// The fault's partial row, when it holds the value of the property at `index` and is still
+    /// fresh (no save through the coordinator changed the record since, and it is younger than
+    /// the context's staleness interval): the value is read from it without firing the fault.
+    /// Nil otherwise (a loaded object, a whole row, another property, a stale row, no context).
+    final func partialRow(holding index: Int) -> PropertyValues? {
+        guard flags.contains(.fault), case .fetchedRow(let buffer) = heldRowState, let read = buffer.rowRead,
+              let partial = read.partial, partial.holds(index, of: entity), let context, context.isFresh(read, of: objectID)
+        else { return nil }
+        return PropertyValues(buffer: buffer)
+    }
+
     /// The object's position among the inserted objects of the save in progress, where the
     /// save finds its permanent ID; -1 outside a save.
     final var saveSlot: Int {

@@ -274,7 +274,9 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// - Throws: `KeyValueCodingError/Code/undefinedKey`, or
     ///   ``PersistenceError/Code/objectNotFound`` for a fault whose record is gone.
     open override func value(forUndefinedKey key: String) throws -> Any? {
-        guard entity.propertiesByName[key] != nil else { return try super.value(forUndefinedKey: key) }
+        guard let property = entity.propertiesByName[key] else { return try super.value(forUndefinedKey: key) }
+        // A partial fault holding the property answers without firing.
+        if let row = partialRow(holding: property.index) { return row[property.index] }
         try fireFaultIfNeeded()
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }

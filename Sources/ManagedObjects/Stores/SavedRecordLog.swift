@@ -67,9 +67,40 @@ final class SavedRecordLog: Sendable {
 package final class RowRead: Sendable {
     let generation: UInt64
     let uptime: TimeInterval
+    /// For rows a fetch read only some columns of (``FetchRequest/propertiesToFetch``): the
+    /// properties they hold. Nil for whole rows.
+    let partial: PartialRowProperties?
 
-    init(generation: UInt64, uptime: TimeInterval) {
+    init(generation: UInt64, uptime: TimeInterval, partial: PartialRowProperties? = nil) {
         self.generation = generation
         self.uptime = uptime
+        self.partial = partial
+    }
+
+    /// The same read, of rows holding only `properties`.
+    func holding(_ properties: PartialRowProperties) -> RowRead {
+        RowRead(generation: generation, uptime: uptime, partial: properties)
+    }
+}
+
+/// The properties the rows of a partial fetch hold (``FetchRequest/propertiesToFetch``): by
+/// name, and by index for the fetched entity, whose rows are the usual ones.
+package struct PartialRowProperties: Sendable {
+    /// The names of the properties read.
+    let names: Set<String>
+    /// The fetched entity, and for each of its properties whether the rows hold it.
+    private let entity: ObjectIdentifier
+    private let held: [Bool]
+
+    init(names: Set<String>, of entity: EntityDescription) {
+        self.names = names
+        self.entity = ObjectIdentifier(entity)
+        held = entity.properties.map { names.contains($0.name) }
+    }
+
+    /// Whether a row of `entity` (the fetched one or a subentity) holds the property at `index`.
+    func holds(_ index: Int, of entity: EntityDescription) -> Bool {
+        if ObjectIdentifier(entity) == self.entity { return held.indices.contains(index) && held[index] }
+        return entity.properties.indices.contains(index) && names.contains(entity.properties[index].name)
     }
 }

@@ -20,6 +20,11 @@ public struct StoreFetchRequest {
     public var fetchLimit: Int
     /// Results to skip first.
     public var fetchOffset: Int
+    /// The names of the only properties a fetch decoding rows into objects' storage needs to
+    /// read (the keys are always read); nil for every property. A store may read more: rows
+    /// decoded from these columns alone hold nothing else. Set from
+    /// ``FetchRequest/propertiesToFetch``; `fetch(_:)`, which returns whole records, ignores it.
+    public var propertiesToFetch: Set<String>?
 
     /// Creates a request.
     public init(
@@ -32,6 +37,7 @@ public struct StoreFetchRequest {
         self.sortDescriptors = sortDescriptors
         self.fetchLimit = fetchLimit
         self.fetchOffset = fetchOffset
+        propertiesToFetch = nil
     }
 }
 

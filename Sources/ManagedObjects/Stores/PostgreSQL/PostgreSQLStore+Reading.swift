@@ -279,11 +279,14 @@ extension PostgreSQLStore {
     ///   table; what `body` throws.
     func forEachRow(
         _ connection: PostgreSQLConnection, table: String, from: String? = nil, where condition: String,
-        bindings: [PostgreSQLParameter], orderAndLimit: String = "", ownerColumn: String? = nil,
+        bindings: [PostgreSQLParameter], orderAndLimit: String = "", ownerColumn: String? = nil, holding partial: Set<String>? = nil,
         _ body: (RowReader, CheckedRow) throws -> Void
     ) throws {
-        guard let select = schema.selectLists[table] else { return }
-        let sql = "SELECT \(select.sql)" + (ownerColumn.map { ", " + $0 } ?? "") + " FROM \(from ?? table)"
+        // A partial fetch selects only the columns of its properties (the others read NULL) and
+        // decodes only those.
+        guard let select = partial.flatMap({ schema.selectList(of: table, holding: $0, model: model) }) ?? schema.selectLists[table]?.sql
+        else { return }
+        let sql = "SELECT \(select)" + (ownerColumn.map { ", " + $0 } ?? "") + " FROM \(from ?? table)"
             + (condition.isEmpty ? "" : " WHERE " + condition) + orderAndLimit
         let result = try connection.run(sql, bindings, resultFormat: .binary)
         let reader = RowReader(store: self, result: result, table: table, sql: sql)
@@ -316,7 +319,7 @@ extension PostgreSQLStore {
                 }
                 guard let (entity, mapping) = entities[name] else { continue }
                 last = entity
-                reads = mapping.reads
+                reads = partial.map { SQLSchema.reads(mapping.reads, of: entity, holding: $0) } ?? mapping.reads
             }
             guard let entity = last else { continue }
             try body(reader, CheckedRow(index: row, entity: entity, reads: reads, key: key, version: version))

@@ -53,7 +53,7 @@ extension PostgreSQLStore: TypedRowReading {
         try withConnection(.operationFailed) { connection, _ in
             try forEachRow(
                 connection, table: plan.mapping.table, where: plan.condition, bindings: plan.bindings.map(Self.parameter),
-                orderAndLimit: Self.orderAndLimit(of: plan, for: request)
+                orderAndLimit: Self.orderAndLimit(of: plan, for: request), holding: request.propertiesToFetch
             ) { reader, row in
                 try sink.receiveDecodedRow(of: row.entity) { values in (try reader.decode(row, into: &values), row.version) }
             }

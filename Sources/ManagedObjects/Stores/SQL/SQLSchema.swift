@@ -379,6 +379,41 @@ struct SQLSchema: Sendable {
         }
     }
 
+    /// The SELECT list of `table` (as `selectLists` gives it) in which only the keys (`Z_PK`,
+    /// `Z_ENT`, `Z_OPT`) and the columns of the properties named `names`, of any entity whose
+    /// records the table holds, are read; every other column reads as NULL. Positions stay
+    /// those of `selectLists`, so the entities' reads apply unchanged (see `reads(_:of:holding:)`).
+    func selectList(of table: String, holding names: Set<String>, model: ManagedObjectModel) -> String? {
+        guard let columns = tables.first(where: { $0.name == table })?.columns else { return nil }
+        var kept: Set<String> = []
+        for (entityName, mapping) in entities where mapping.table == table {
+            guard let entity = model.entity(named: entityName) else { continue }
+            for (index, storage) in mapping.storage.enumerated()
+            where entity.properties.indices.contains(index) && names.contains(entity.properties[index].name) {
+                switch storage {
+                case .attribute(let column, _):
+                    kept.insert(column)
+                case .toOne(let column, let entityColumn, _):
+                    kept.insert(column)
+                    if let entityColumn { kept.insert(entityColumn) }
+                case .toManyByInverse, .toManyByJoin, .none:
+                    break
+                }
+            }
+        }
+        let keys = ["\"Z_PK\"", "\"Z_ENT\"", "\"Z_OPT\""].map { table + "." + $0 }
+        return (keys + columns.map { kept.contains($0.name) ? table + "." + $0.name : "NULL" }).joined(separator: ", ")
+    }
+
+    /// `reads`, an entity's, without those of the properties not named in `names` (to-many
+    /// relationships, which no column holds, stay): how a row read through
+    /// `selectList(of:holding:model:)` decodes.
+    static func reads(_ reads: [Read], of entity: EntityDescription, holding names: Set<String>) -> [Read] {
+        reads.filter { read in
+            read.kind == .toMany || (entity.properties.indices.contains(read.index) && names.contains(entity.properties[read.index].name))
+        }
+    }
+
     /// The statements that create the schema (tables and indexes), in order.
     var creationStatements: [String] {
         var statements: [String] = []

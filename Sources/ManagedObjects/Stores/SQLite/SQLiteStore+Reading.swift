@@ -343,13 +343,13 @@ extension SQLiteStore {
     func forEachSelectedRow(
         _ connection: SQLiteConnection, table: String, from: String? = nil, where condition: @autoclosure () -> String,
         bindings: [SQLiteValue], orderAndLimit: String = "", ownerColumn: String? = nil, cacheKey: SQLiteConnection.StatementKey? = nil,
-        _ body: (SQLiteStatement) throws -> Void
+        selectList: String? = nil, _ body: (SQLiteStatement) throws -> Void
     ) throws {
-        guard let select = schema.selectLists[table] else { return }
+        guard let select = selectList ?? schema.selectLists[table]?.sql else { return }
         func sql() -> String {
             let condition = condition()
             let whereClause = condition.isEmpty ? "" : " WHERE " + condition
-            return "SELECT \(select.sql)" + (ownerColumn.map { ", " + $0 } ?? "") + " FROM \(from ?? table)" + whereClause + orderAndLimit
+            return "SELECT \(select)" + (ownerColumn.map { ", " + $0 } ?? "") + " FROM \(from ?? table)" + whereClause + orderAndLimit
         }
         // A statement run once per object is found by its key, without making its SQL.
         let statement = try cacheKey.map { try connection.cachedStatement($0, sql: sql) } ?? connection.cachedStatement(sql())

@@ -66,17 +66,27 @@ extension SQLiteStore: TypedRowReading {
         let modelEntity = model.entity(named: request.entity.name)
         let hasFetched = modelEntity != nil
         let fetched = modelEntity ?? request.entity
-        let fetchedReads = plan.mapping.reads
+        // A partial fetch selects only the columns of its properties (the others read NULL) and
+        // decodes only those.
+        let partial = request.propertiesToFetch
+        let selectList = partial.flatMap { schema.selectList(of: table, holding: $0, model: model) }
+        let fetchedReads = partial.map { SQLSchema.reads(plan.mapping.reads, of: fetched, holding: $0) } ?? plan.mapping.reads
+        var partialReads: [ObjectIdentifier: [SQLSchema.Read]] = [:]
         let fetchedName = Array(request.entity.name.utf8)
         try withPlan(plan) { state in
             var kinds = EntityLookup()
             try forEachSelectedRow(
-                state.connection, table: table, where: plan.condition, bindings: plan.sqliteBindings, orderAndLimit: plan.orderAndLimit
+                state.connection, table: table, where: plan.condition, bindings: plan.sqliteBindings, orderAndLimit: plan.orderAndLimit,
+                selectList: selectList
             ) { row in
                 if hasFetched, row.textEquals(fetchedName, at: 1) {
                     try decodeRow(row, entity: fetched, reads: fetchedReads, table: table, into: &sink)
                 } else {
-                    let (entity, reads) = try rowEntity(row, table: table, kinds: &kinds)
+                    var (entity, reads) = try rowEntity(row, table: table, kinds: &kinds)
+                    if let partial {
+                        reads = partialReads[ObjectIdentifier(entity)] ?? SQLSchema.reads(reads, of: entity, holding: partial)
+                        partialReads[ObjectIdentifier(entity)] = reads
+                    }
                     try decodeRow(row, entity: entity, reads: reads, table: table, into: &sink)
                 }
             }

@@ -63,6 +63,34 @@ extension PostgreSQLTests {
             #expect(employees.prefix(2).map(\.firstName) == ["E0-3", "E1-3"])
         }
 
+        /// `propertiesToFetch`: one statement reading the keys and those columns, the others
+        /// NULL; reading a fetched property runs none, reading another fires the fault.
+        @Test func aPartialFetchReadsThoseColumnsAndAnswersFromThem() throws {
+            let (database, coordinator, store) = try makeStore()
+            defer { withExtendedLifetime(database) {} }
+            let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+            var request = FetchRequest<TestEmployee>(
+                entityName: "Employee", predicate: try KeyValuePredicate(format: "age == 24"),
+                sortDescriptors: [KeyPathSortDescriptor(key: "firstName")])
+            request.propertiesToFetch = ["age", "department"]
+            var employees: [TestEmployee] = []
+            let fetching = try store.recordingSQL { employees = try context.fetch(request) }
+            #expect(fetching.count == 1, "\(fetching)")
+            let columns = fetching.first?.components(separatedBy: " FROM ").first ?? ""
+            #expect(columns.contains(#""ZAGE""#) && columns.contains(#""ZDEPARTMENT""#) && !columns.contains(#""ZFIRSTNAME""#), "\(fetching)")
+            #expect(employees.count == 10 && employees.allSatisfy { $0.isFault && $0.holdsPartialRow })
+            var ages: [Int16] = [], departments: [String] = []
+            let reading = store.recordingSQL {
+                ages = employees.map(\.age)
+                departments = employees.compactMap { $0.department?.objectID.uriRepresentation().absoluteString }
+            }
+            #expect(reading.isEmpty, "\(reading)")
+            #expect(ages == Array(repeating: 24, count: 10) && Set(departments).count == 10)
+            let firing = store.recordingSQL { #expect(employees[0].firstName == "E0-4") }
+            #expect(firing.count == 1, "\(firing)")
+            #expect(!employees[0].isFault && employees[1].isFault)
+        }
+
         @Test func prefetchingAToOneRelationshipIsOneStatement() throws {
             let (database, coordinator, store) = try makeStore()
             defer { withExtendedLifetime(database) {} }
