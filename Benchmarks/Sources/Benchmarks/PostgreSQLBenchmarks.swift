@@ -29,7 +29,7 @@ enum PostgreSQLBenchmarks {
             return
         }
         // POSTGRES_RUNS=n times each side n times instead of 3. POSTGRES_BENCHMARK=insert|fetch|faults
-        // runs one part (both sides, rows of the table for it only; `fetch` and `faults` on a
+        // (or `partial`: the partial-fault fetch alone) runs one part (both sides, rows of the table for it only; `fetch` and `faults` on a
         // database filled by raw libpq, untimed) and no writer processes: for `perf record`.
         let runs = ProcessInfo.processInfo.environment["POSTGRES_RUNS"].flatMap { Int($0) } ?? defaultRuns
         let only = ProcessInfo.processInfo.environment["POSTGRES_BENCHMARK"]
@@ -100,7 +100,7 @@ enum PostgreSQLBenchmarks {
         var contextFetch = Double.nan, storeFetch = Double.nan, rawFetch = Double.nan, rawFetchObjects = Double.nan
         var rawFetchBinaryObjects = Double.nan
         var fetchApplied = false
-        var oneColumnDictionaries = Double.nan, keysOnlyFetch = Double.nan
+        var oneColumnDictionaries = Double.nan, keysOnlyFetch = Double.nan, partialFetch = Double.nan
         var contextFaults = Double.nan, rawFaults = Double.nan
         if let url = filled, let predicate = try? KeyValuePredicate(format: "salary >= 40000") {
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
@@ -108,6 +108,22 @@ enum PostgreSQLBenchmarks {
                let employee = model.entity(named: "Employee"),
                let salary = employee.properties.firstIndex(where: { $0.name == "salary" }) {
                 let request = FetchRequest<ManagedEmployee>(entityName: "Employee", predicate: predicate)
+                if wanted("fetch") || only == "partial" {
+                    // The same fetch as partial faults (`propertiesToFetch`): the store reads the
+                    // keys and `salary` alone, and reading `salary` fires nothing.
+                    partialFetch = best(runs) {
+                        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+                        var partialRequest = request
+                        partialRequest.propertiesToFetch = ["salary"]
+                        let start = now()
+                        var total = 0.0
+                        let employees = (try? context.fetch(partialRequest)) ?? []
+                        for employee in employees { total += employee.salary }
+                        blackHole(total)
+                        if employees.count != count { print("partial fetch read \(employees.count)") }
+                        return Double(now() - start)
+                    }
+                }
                 if wanted("fetch") {
                     contextFetch = best(runs) {
                         let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
@@ -197,6 +213,8 @@ enum PostgreSQLBenchmarks {
         }
         row("insert and save 100,000 employees through a context (PostgreSQL store; baseline raw libpq)", contextInsert, rawInsertTime, target: 2)
         row("fetch the 100,000 with `salary >= 40000` as managed objects through a context, read `salary`", contextFetch, rawFetch, target: 3)
+        row("the same fetch as partial faults, `propertiesToFetch = [\"salary\"]` (the store reads the keys and `salary`; reading it fires nothing)",
+            partialFetch, rawFetch, target: 3)
         row("supplementary: `fetchDictionaries(_:properties: [\"salary\"])` of the same request, `salary` of each summed (the store reads that one column)",
             oneColumnDictionaries, rawFetch)
         row("supplementary: the fetch with `includesPropertyValues = false` (the store reads only the keys; 100,000 faults holding no row)",

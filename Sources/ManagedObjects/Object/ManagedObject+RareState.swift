@@ -160,8 +160,14 @@ extension ManagedObject {
     /// the context's staleness interval): the value is read from it without firing the fault.
     /// Nil otherwise (a loaded object, a whole row, another property, a stale row, no context).
     final func partialRow(holding index: Int) -> PropertyValues? {
+        // This runs on every read of such a fault: the context is borrowed, and a row read
+        // since which the coordinator saved nothing is fresh without a look at its record.
         guard flags.contains(.fault), case .fetchedRow(let buffer) = heldRowState, let read = buffer.rowRead,
-              let partial = read.partial, partial.holds(index, of: entity), let context, context.isFresh(read, of: objectID)
+              read.partiallyHolds(index, of: objectID.entity), let unmanagedContext,
+              unmanagedContext._withUnsafeGuaranteedRef({ context in
+                  context.stalenessInterval < 0 && read.isCurrent(in: context.persistentStoreCoordinator.savedRecords)
+                      || context.isFresh(read, of: objectID)
+              })
         else { return nil }
         return PropertyValues(buffer: buffer)
     }

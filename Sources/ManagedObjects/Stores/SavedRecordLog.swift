@@ -52,6 +52,9 @@ final class SavedRecordLog: Sendable {
         }
     }
 
+    /// Whether no save was recorded since the read of generation `generation`.
+    func isCurrent(_ generation: UInt64) -> Bool { self.generation.load(ordering: .acquiring) == generation }
+
     /// Whether a save recorded since `read` changed the record of `id`.
     func isStale(_ id: ManagedObjectID, since read: RowRead) -> Bool {
         guard generation.load(ordering: .acquiring) != read.generation else { return false }
@@ -77,6 +80,17 @@ package final class RowRead: Sendable {
         self.partial = partial
     }
 
+    /// Whether these are partial rows holding the property at `index` of `entity`; false for
+    /// whole rows.
+    func partiallyHolds(_ index: Int, of entity: EntityDescription) -> Bool {
+        guard let partial else { return false }
+        return partial.holdsIfFetched(index, ofEntityIdentifiedBy: ObjectIdentifier(entity)) ?? partial.holds(index, of: entity)
+    }
+
+    /// Whether the coordinator saved nothing since this read (of any record): the rows are then
+    /// fresh without looking up their records (see `ManagedObjectContext.isFresh(_:of:)`).
+    func isCurrent(in log: SavedRecordLog) -> Bool { log.isCurrent(generation) }
+
     /// The same read, of rows holding only `properties`.
     func holding(_ properties: PartialRowProperties) -> RowRead {
         RowRead(generation: generation, uptime: uptime, partial: properties)
@@ -85,7 +99,7 @@ package final class RowRead: Sendable {
 
 /// The properties the rows of a partial fetch hold (``FetchRequest/propertiesToFetch``): by
 /// name, and by index for the fetched entity, whose rows are the usual ones.
-package struct PartialRowProperties: Sendable {
+package final class PartialRowProperties: Sendable {
     /// The names of the properties read.
     let names: Set<String>
     /// The fetched entity, and for each of its properties whether the rows hold it.
@@ -102,5 +116,13 @@ package struct PartialRowProperties: Sendable {
     func holds(_ index: Int, of entity: EntityDescription) -> Bool {
         if ObjectIdentifier(entity) == self.entity { return held.indices.contains(index) && held[index] }
         return entity.properties.indices.contains(index) && names.contains(entity.properties[index].name)
+    }
+
+    /// Whether a row of the entity identified by `entity` holds the property at `index`, when
+    /// that is the fetched entity; nil for another entity (ask `holds(_:of:)`).
+    @inline(__always)
+    func holdsIfFetched(_ index: Int, ofEntityIdentifiedBy entity: ObjectIdentifier) -> Bool? {
+        guard entity == self.entity else { return nil }
+        return held.indices.contains(index) && held[index]
     }
 }
