@@ -225,3 +225,22 @@ func insertDepartment(
     }
     return department
 }
+
+/// Inserts into `context` and saves ten departments `D0`…`D9` of ten employees each, the store
+/// tests' usual records: employee `member` of department `index` is `E<index>-<member>`, last
+/// name `L<member>`, aged `20 + member`, with a salary of `1,000 × member`.
+func saveTenDepartmentsOfTenEmployees(in context: ManagedObjectContext) throws {
+    for index in 0..<10 {
+        let department = TestDepartment(context: context)
+        department.name = "D\(index)"
+        for member in 0..<10 {
+            let employee = TestEmployee(context: context)
+            employee.firstName = "E\(index)-\(member)"
+            employee.lastName = "L\(member)"
+            employee.salary = Double(member * 1_000)
+            employee.age = Int16(20 + member)
+            employee.department = department
+        }
+    }
+    try context.save()
+}

@@ -7,23 +7,13 @@ extension PostgreSQLTests {
     /// one statement, as over SQLite: the number of statements does not grow with the number of
     /// objects.
     @Suite struct FaultingTests {
-        /// 10 departments of 10 employees each, saved.
+        /// The records of `saveTenDepartmentsOfTenEmployees(in:)` in a new database.
         private func makeStore() throws -> (TemporaryPostgreSQLDatabase, PersistentStoreCoordinator, PostgreSQLStore) {
             let database = try TemporaryPostgreSQLDatabase()
             let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
             let store = try #require(try coordinator.addPersistentStore(type: .postgreSQL, at: database.url) as? PostgreSQLStore)
             let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-            for index in 0..<10 {
-                let department = TestDepartment(context: writer)
-                department.name = "D\(index)"
-                for member in 0..<10 {
-                    let employee = TestEmployee(context: writer)
-                    employee.firstName = "E\(index)-\(member)"
-                    employee.age = Int16(20 + member)
-                    employee.department = department
-                }
-            }
-            try writer.save()
+            try saveTenDepartmentsOfTenEmployees(in: writer)
             return (database, coordinator, store)
         }
 

@@ -5,25 +5,9 @@ import Testing
 /// Faults over SQLite load in batches and prefetching reads each relationship in one go: the
 /// number of SQL statements does not grow with the number of objects.
 @Suite struct SQLiteFaultingTests {
+    /// The records of `saveTenDepartmentsOfTenEmployees(in:)` in a new SQLite store.
     private func makeStore() throws -> (PersistentStoreCoordinator, SQLiteStore, URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("faulting-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
-        let store = try #require(
-            try coordinator.addPersistentStore(type: .sqlite, at: directory.appendingPathComponent("store.sqlite")) as? SQLiteStore)
-        let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-        for index in 0..<10 {
-            let department = TestDepartment(context: writer)
-            department.name = "D\(index)"
-            for member in 0..<10 {
-                let employee = TestEmployee(context: writer)
-                employee.firstName = "E\(index)-\(member)"
-                employee.age = Int16(20 + member)
-                employee.department = department
-            }
-        }
-        try writer.save()
-        return (coordinator, store, directory)
+        try makeSQLiteStoreOfTenDepartments(prefix: "faulting")
     }
 
     @Test func readingBatchedFaultsCostsStatementsPerBatchNotPerObject() throws {

@@ -8,26 +8,9 @@ import Testing
 @Suite struct SQLiteFetchWithoutValuesTests {
     private static let keysOnly = #"SELECT "ZEMPLOYEE"."Z_PK", "ZEMPLOYEE"."Z_ENT" FROM"#
 
-    /// Ten departments of ten employees each, saved; `E<department>-<member>`, aged 20 to 29.
+    /// The records of `saveTenDepartmentsOfTenEmployees(in:)` in a new SQLite store.
     private func makeStore() throws -> (PersistentStoreCoordinator, SQLiteStore, URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("without-values-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
-        let store = try #require(
-            try coordinator.addPersistentStore(type: .sqlite, at: directory.appendingPathComponent("store.sqlite")) as? SQLiteStore)
-        let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-        for index in 0..<10 {
-            let department = TestDepartment(context: writer)
-            department.name = "D\(index)"
-            for member in 0..<10 {
-                let employee = TestEmployee(context: writer)
-                employee.firstName = "E\(index)-\(member)"
-                employee.age = Int16(20 + member)
-                employee.department = department
-            }
-        }
-        try writer.save()
-        return (coordinator, store, directory)
+        try makeSQLiteStoreOfTenDepartments(prefix: "without-values")
     }
 
     private func makeContext(_ coordinator: PersistentStoreCoordinator) -> ManagedObjectContext {

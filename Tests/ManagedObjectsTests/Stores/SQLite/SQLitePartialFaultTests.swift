@@ -8,29 +8,9 @@ import Testing
 /// and those columns only; reading one of those properties runs no statement and leaves the
 /// fault a fault; reading any other fires it with one read of its whole record.
 @Suite struct SQLitePartialFaultTests {
-    /// Ten departments of ten employees each, saved; `E<department>-<member>`, aged 20 to 29,
-    /// `L<member>` as last name, a salary of 1,000 times the member's number.
+    /// The records of `saveTenDepartmentsOfTenEmployees(in:)` in a new SQLite store.
     private func makeStore() throws -> (PersistentStoreCoordinator, SQLiteStore, URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("partial-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
-        let store = try #require(
-            try coordinator.addPersistentStore(type: .sqlite, at: directory.appendingPathComponent("store.sqlite")) as? SQLiteStore)
-        let writer = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
-        for index in 0..<10 {
-            let department = TestDepartment(context: writer)
-            department.name = "D\(index)"
-            for member in 0..<10 {
-                let employee = TestEmployee(context: writer)
-                employee.firstName = "E\(index)-\(member)"
-                employee.lastName = "L\(member)"
-                employee.salary = Double(member * 1_000)
-                employee.age = Int16(20 + member)
-                employee.department = department
-            }
-        }
-        try writer.save()
-        return (coordinator, store, directory)
+        try makeSQLiteStoreOfTenDepartments(prefix: "partial")
     }
 
     private func makeContext(_ coordinator: PersistentStoreCoordinator) -> ManagedObjectContext {
