@@ -176,6 +176,41 @@ import Testing
         #expect(others.count == 10 && others.allSatisfy { !$0.holdsPartialRow })
     }
 
+    /// A key path through a fetched to-one reads it from the partial row: only the related
+    /// object fires.
+    @Test func aKeyPathThroughAFetchedToOneFiresOnlyTheRelatedObject() throws {
+        let (coordinator, store, directory) = try makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = makeContext(coordinator)
+        let employee = try #require(try context.fetch(request(age: 21, properties: ["department"])).first)
+        var name: Any?
+        let reading = try store.recordingSQL { name = try employee.value(forKeyPath: "department.name") }
+        #expect(name as? String == "D0")
+        #expect(reading.count == 1 && reading.first?.contains(#""ZDEPARTMENT""#) == true, "the department's row: \(reading)")
+        #expect(employee.isFault && employee.department?.isFault == false)
+    }
+
+    /// A child context, and a store that keeps whole records, give whole objects: the request's
+    /// properties only narrow what a store reads when it can.
+    @Test func aChildContextAndTheInMemoryStoreGiveWholeRows() throws {
+        let (coordinator, _, directory) = try makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let parent = makeContext(coordinator)
+        let child = ManagedObjectContext(parent: parent)
+        let employees = try child.fetch(request(age: 22, properties: ["salary"]))
+        #expect(employees.count == 10 && employees.allSatisfy { !$0.holdsPartialRow })
+        #expect(employees.map(\.lastName) == Array(repeating: "L2", count: 10))
+
+        let memory = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
+        try memory.addPersistentStore(type: .inMemory)
+        let writer = makeContext(memory)
+        try saveTenDepartmentsOfTenEmployees(in: writer)
+        let reader = makeContext(memory)
+        let fromMemory = try reader.fetch(request(age: 22, properties: ["salary"]))
+        #expect(fromMemory.count == 10 && fromMemory.allSatisfy { !$0.holdsPartialRow })
+        #expect(fromMemory.map(\.salary) == Array(repeating: 2_000, count: 10) && fromMemory[0].lastName == "L2")
+    }
+
     /// With unsaved changes to see, the predicate and the order are applied in memory too: a
     /// partial fault is asked for what its row lacks.
     @Test func unsavedChangesAreMatchedAndSortedOnWhatTheRowsLack() throws {
