@@ -356,7 +356,7 @@ public final class ManagedObjectContext {
         if case .fetchedRow(let buffer) = object.rowState, let read = buffer.rowRead, read.partial == nil, isFresh(read, of: object.objectID) {
             object.values = PropertyValues(buffer: buffer)
             object.rowState = .snapshot(buffer)
-            object.flags.remove([.fault, .unfulfillable])
+            object.flags.remove([.fault, .unfulfillable, .mayHoldPartialRow])
             object.changeRecordingDepth += 1
             object.awakeFromFetch()
             object.changeRecordingDepth -= 1
@@ -384,7 +384,7 @@ public final class ManagedObjectContext {
             object.snapshotVersion = record.version
         }
         object.snapshot = object.values
-        object.flags.remove([.fault, .unfulfillable])
+        object.flags.remove([.fault, .unfulfillable, .mayHoldPartialRow])
         object.changeRecordingDepth += 1
         object.awakeFromFetch()
         object.changeRecordingDepth -= 1

@@ -108,7 +108,7 @@ public struct Managed<Value>: ManagedStorage {
     static func readValue(in object: ManagedObject, at index: Int) -> Value {
         if object.flags.contains(.fault) {
             // A partial fault holding the property answers without firing.
-            if let row = object.partialRow(holding: index) {
+            if object.flags.contains(.mayHoldPartialRow), let row = object.partialRow(holding: index) {
                 if let value = row.value(as: Value.self, at: index) { return value }
                 // Another type than the slot's (a subclass for a to-one's object): converted as
                 // a loaded object's value is. A nil value fires the fault instead, which then

@@ -133,6 +133,7 @@ extension ManagedObject {
         }
         set {
             if let buffer = newValue.storage {
+                if buffer.rowRead?.partial != nil { flags.insert(.mayHoldPartialRow) }
                 switch heldRowState {
                 case .none, .fetchedRow: heldRowState = .fetchedRow(buffer)
                 case .batch:
@@ -162,7 +163,7 @@ extension ManagedObject {
     final func partialRow(holding index: Int) -> PropertyValues? {
         // This runs on every read of such a fault: the context is borrowed, and a row read
         // since which the coordinator saved nothing is fresh without a look at its record.
-        guard flags.contains(.fault), case .fetchedRow(let buffer) = heldRowState, let read = buffer.rowRead,
+        guard flags.contains([.fault, .mayHoldPartialRow]), case .fetchedRow(let buffer) = heldRowState, let read = buffer.rowRead,
               read.partiallyHolds(index, of: objectID.entity), let unmanagedContext,
               unmanagedContext._withUnsafeGuaranteedRef({ context in
                   context.stalenessInterval < 0 && read.isCurrent(in: context.persistentStoreCoordinator.savedRecords)

@@ -419,4 +419,8 @@ package struct ManagedObjectFlags: OptionSet {
     /// The object is in its context's `unannouncedUpdated` (see `UnannouncedUpdates`): a
     /// further change to it needs no set insertion.
     package static let updateUnannounced = ManagedObjectFlags(rawValue: 1 << 8)
+    /// The fault was given a partial row (see `FetchRequest.propertiesToFetch`) and may still
+    /// hold it: a hint that spares the reads of every other fault a look at its row. Set with
+    /// the row; a stale flag only costs that look (`ManagedObject.partialRow(holding:)`).
+    package static let mayHoldPartialRow = ManagedObjectFlags(rawValue: 1 << 9)
 }
