@@ -211,6 +211,42 @@ import Testing
         #expect(fromMemory.map(\.salary) == Array(repeating: 2_000, count: 10) && fromMemory[0].lastName == "L2")
     }
 
+    /// Rows of a subentity, fetched with their parent entity, hold the named properties too:
+    /// read by name, the subentity's own properties fire the fault.
+    @Test func subentityRowsHoldTheNamedPropertiesToo() throws {
+        let model = try ManagedObjectModel {
+            Entity("Shape") {
+                Property("name", .string)
+                Property("color", .string)
+            }
+            Entity("Square", parent: "Shape") { Property("side", .double) }
+        }
+        let directory = try TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let store = try #require(try coordinator.addPersistentStore(type: .sqlite, at: directory.file()) as? SQLiteStore)
+        let writer = makeContext(coordinator)
+        for (entity, name) in [("Shape", "a"), ("Square", "b"), ("Square", "c")] {
+            let shape = try writer.insertNewObject(forEntityName: entity)
+            try shape.setValue(name, forKey: "name")
+            try shape.setValue("red", forKey: "color")
+            if entity == "Square" { try shape.setValue(2.5, forKey: "side") }
+        }
+        try writer.save()
+        let context = makeContext(coordinator)
+        var request = FetchRequest<ManagedObject>(entityName: "Shape", sortDescriptors: [KeyPathSortDescriptor(key: "name")])
+        request.propertiesToFetch = ["name"]
+        let shapes = try context.fetch(request)
+        #expect(shapes.map(\.entity.name) == ["Shape", "Square", "Square"])
+        #expect(shapes.allSatisfy { $0.isFault && $0.holdsPartialRow })
+        var names: [String?] = []
+        let reading = try store.recordingSQL { names = try shapes.map { try $0.value(forKey: "name") as? String } }
+        #expect(names == ["a", "b", "c"] && reading.isEmpty, "\(reading)")
+        var side: Any?
+        let firing = try store.recordingSQL { side = try shapes[1].value(forKey: "side") }
+        #expect(side as? Double == 2.5 && firing.count == 1, "\(firing)")
+        #expect(try shapes[2].value(forKey: "color") as? String == "red")
+    }
+
     /// With unsaved changes to see, the predicate and the order are applied in memory too: a
     /// partial fault is asked for what its row lacks.
     @Test func unsavedChangesAreMatchedAndSortedOnWhatTheRowsLack() throws {
