@@ -272,7 +272,9 @@ extension PostgreSQLStore {
 
     /// Runs the query of the rows of `table` (selected `from` it, or a join with it) matching
     /// `condition`, and calls `body` with each row whose key, version and entity it checked;
-    /// `body` decodes the row's values with ``RowReader/decode(_:into:)``.
+    /// `body` decodes the row's values with ``RowReader/decode(_:into:)``. With `partial`, the
+    /// names of the only properties to read, the other columns are selected as NULL and the rows'
+    /// reads are those of these properties (see `SQLSchema.selectList(of:holding:model:)`).
     ///
     /// - Throws: ``PersistenceError/Code/operationFailed`` for a row without a positive key or
     ///   version, or naming an entity the model does not have or whose records are in another

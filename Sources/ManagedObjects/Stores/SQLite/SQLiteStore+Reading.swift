@@ -339,7 +339,8 @@ extension SQLiteStore {
 
     /// Runs the statement selecting the rows of `table` (selected `from` it, or a join with
     /// it) matching `condition`, with `ownerColumn` last when given, and calls `body` with each
-    /// row; nothing when the store has no such table.
+    /// row; nothing when the store has no such table. `selectList` replaces the table's SELECT
+    /// list (a partial fetch's, see `SQLSchema.selectList(of:holding:model:)`).
     func forEachSelectedRow(
         _ connection: SQLiteConnection, table: String, from: String? = nil, where condition: @autoclosure () -> String,
         bindings: [SQLiteValue], orderAndLimit: String = "", ownerColumn: String? = nil, cacheKey: SQLiteConnection.StatementKey? = nil,
