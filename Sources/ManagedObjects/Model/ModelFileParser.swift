@@ -35,6 +35,7 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
     /// Parses model XML read from `url`.
     static func parse(_ data: Data, from url: URL) throws -> ModelFileParser {
         try checkEncoding(of: data, from: url)
+        try checkProcessingInstructions(in: data, from: url)
         let delegate = ModelFileParser(url: url)
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = false
@@ -87,6 +88,35 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
             throw ModelError(
                 .malformedModelFile, file: url, line: 1,
                 message: "the file declares encoding \"\(name)\"; model files are UTF-8")
+        }
+    }
+
+    /// Throws for a processing instruction with no data (`<?target?>`, `<?target  ?>`).
+    ///
+    /// libxml2 hands FoundationXML a null pointer for its data, which FoundationXML reads as a C
+    /// string: the process crashes (found by the model-file fuzz target). Xcode writes no
+    /// processing instruction besides the XML declaration, which has data.
+    static func checkProcessingInstructions(in data: Data, from url: URL) throws {
+        let bytes = [UInt8](data)
+        let open = UInt8(ascii: "<"), question = UInt8(ascii: "?"), close = UInt8(ascii: ">")
+        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        var index = 0, line = 1
+        while index + 1 < bytes.count {
+            if bytes[index] == 0x0A { line += 1 }
+            guard bytes[index] == open, bytes[index + 1] == question else {
+                index += 1
+                continue
+            }
+            var end = index + 2
+            while end < bytes.count, !isBlank(bytes[end]), bytes[end] != question, bytes[end] != close { end += 1 }
+            let target = String(decoding: bytes[(index + 2)..<end], as: UTF8.self)
+            while end < bytes.count, isBlank(bytes[end]) { end += 1 }
+            if end + 1 < bytes.count, bytes[end] == question, bytes[end + 1] == close {
+                throw ModelError(
+                    .malformedModelFile, file: url, line: line,
+                    message: "the processing instruction <?\(target)?> has no data; model files hold none but the XML declaration")
+            }
+            index += 2
         }
     }
 

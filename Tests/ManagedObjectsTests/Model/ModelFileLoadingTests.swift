@@ -360,6 +360,34 @@ import Testing
         #expect(error?.fileURL == file, "\(label)")
     }
 
+    /// libxml2 hands FoundationXML a null pointer for the data of a processing instruction that
+    /// has none, and the process crashed reading it (found by the model-file fuzz target): such
+    /// a file is refused before it is parsed, with the instruction's line.
+    @Test(arguments: [
+        ("the fuzzer's input", Data([
+            0x3C, 0x3F, 0x78, 0x74, 0x65, 0x74, 0x65, 0x3F, 0x3E, 0x6E, 0x6F, 0x20, 0x6E, 0x73, 0x73, 0x68,
+            0x0A, 0x22, 0x3E, 0x3F, 0x3C, 0x6D, 0x6F, 0x22, 0x20, 0x74, 0x79, 0x70, 0x65, 0x22, 0x2F, 0x3E, 0x0A, 0x20,
+        ]), 1),
+        ("after the declaration", Data("<?xml version=\"1.0\"?>\n<?target?><model/>".utf8), 2),
+        ("blanks before the end", Data("<model>\n\n<?target \t ?></model>".utf8), 3),
+        ("no target", Data("<model><??></model>".utf8), 1),
+    ])
+    func processingInstructionsWithoutDataAreMalformed(label: String, data: Data, line: Int) throws {
+        let directory = try ModelTestDirectory()
+        let file = directory.url.appendingPathComponent("contents")
+        try data.write(to: file)
+        let error = loadError(file)
+        #expect(error?.code == .malformedModelFile, "\(label)")
+        #expect(error?.fileURL == file && error?.line == line, "\(label): \(String(describing: error))")
+    }
+
+    @Test func processingInstructionsWithDataAreParsedPast() throws {
+        let directory = try ModelTestDirectory()
+        let file = try directory.write(
+            #"<?xml version="1.0" encoding="UTF-8"?><?editor hint="x"?><model><entity name="A"/></model>"#, to: "contents")
+        #expect(try ManagedObjectModel(contentsOf: file).entity(named: "A") != nil)
+    }
+
     @Test(arguments: ["UTF-8", "utf-8", "US-ASCII"])
     func modelFilesDeclaringUTF8OrASCIILoad(encoding: String) throws {
         let directory = try ModelTestDirectory()
