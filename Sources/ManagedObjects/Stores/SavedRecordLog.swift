@@ -83,8 +83,7 @@ package final class RowRead: Sendable {
     /// Whether these are partial rows holding the property at `index` of `entity`; false for
     /// whole rows.
     func partiallyHolds(_ index: Int, of entity: EntityDescription) -> Bool {
-        guard let partial else { return false }
-        return partial.holdsIfFetched(index, ofEntityIdentifiedBy: ObjectIdentifier(entity)) ?? partial.holds(index, of: entity)
+        partial?.holds(index, of: entity) ?? false
     }
 
     /// Whether the coordinator saved nothing since this read (of any record): the rows are then
@@ -118,11 +117,4 @@ package final class PartialRowProperties: Sendable {
         return entity.properties.indices.contains(index) && names.contains(entity.properties[index].name)
     }
 
-    /// Whether a row of the entity identified by `entity` holds the property at `index`, when
-    /// that is the fetched entity; nil for another entity (ask `holds(_:of:)`).
-    @inline(__always)
-    func holdsIfFetched(_ index: Int, ofEntityIdentifiedBy entity: ObjectIdentifier) -> Bool? {
-        guard entity == self.entity else { return nil }
-        return held.indices.contains(index) && held[index]
-    }
 }
