@@ -131,7 +131,7 @@ extension ManagedObjectContext {
         for object in registered.values {
             object.observationWillChangeAllKeys()
             defer { object.observationDidChangeAllKeys() }
-            object.context = nil
+            letGo(object)
             // The objects are invalid from now on, as in Core Data: their values go back to the
             // entity's initial ones, which also lets objects that held each other be freed.
             object.values = object.entity.initialValues

@@ -140,6 +140,12 @@ public final class ManagedObjectContext {
     /// IDs: the next fault of that store finds it without the coordinator's lock and casts
     /// (a coordinator only ever adds stores, so an identity keeps its store).
     @exclusivity(unchecked) var lastTypedRowStore: (identity: UInt, store: TypedRowStore)?
+    /// The homes of this context's objects, by entity (see `home(for:)`).
+    @exclusivity(unchecked) var homes: [ObjectIdentifier: ObjectHome] = [:]
+    /// The home `home(for:)` answered last: a fetch's objects find theirs by one comparison.
+    @exclusivity(unchecked) var lastHome: ObjectHome?
+    /// The home `homeWithoutContext(for:)` answered last.
+    @exclusivity(unchecked) var lastHomeWithoutContext: ObjectHome?
     /// The fetched-results controllers over this context, told of each change set as it is announced.
     var changeObservers: [WeakContextChangeObserver] = []
     /// The parent, children and renamed IDs of a chain of contexts (see
@@ -167,8 +173,8 @@ public final class ManagedObjectContext {
         // The objects outlive the context and may join another: none keeps the flag of a set
         // that is gone.
         unannouncedUpdated.removeAll()
-        for object in registered.values { object.context = nil }
-        for object in inserted { object.context = nil }
+        for object in registered.values { letGo(object) }
+        for object in inserted { letGo(object) }
     }
 
     // MARK: - Registered objects
@@ -342,7 +348,7 @@ public final class ManagedObjectContext {
     func unregister(_ object: ManagedObject) {
         if registered[object.objectID] === object { registered[object.objectID] = nil }
         relationshipReadFailures[ObjectIdentifier(object)] = nil
-        object.context = nil
+        letGo(object)
     }
 
     // MARK: - Faults

@@ -29,6 +29,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     // mutated (copied on write) whose values are the attributes' `Sendable` default values and empty
     // collections (to-many ones in `ToManyBox`es, which a buffer writes in place only while it
     // alone holds them, never while this one does). Weak loads are atomic in the Swift runtime.
+    // `contextlessHome` is read and written with its mutex held only.
 
     /// The entity's name, unique in its model.
     ///
@@ -76,6 +77,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// What the object layer worked out for this entity and a class (its `@Managed` fields'
     /// slots, its validation plan, …), freed with the entity.
     let classCaches = DescriptionClassCaches()
+    /// The home of the entity's objects in no context (see `homeWithoutContext`).
+    let contextlessHome = Mutex<ObjectHome?>(nil)
     /// The property named `key`, inherited ones included: ``propertiesByName``'s answer, with the
     /// last property found kept, so that asking for one key again and again (one key set on
     /// many objects) compares two names instead of hashing the key.

@@ -159,6 +159,9 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
 
     deinit {
         lifetime.end()
+        // Each entity's home of objects in no context holds the entity: the pair goes when the
+        // last object of the entity does.
+        for entity in entities { entity.dropHomeWithoutContext() }
     }
 
     /// The entity named `name`, or nil.

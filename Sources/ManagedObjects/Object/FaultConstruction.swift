@@ -32,6 +32,9 @@ struct FaultConstruction {
     /// The record's ID, moved in while an object is being made for it and moved out by the
     /// initializer of the object that takes it; its entity is the one `entity` names.
     var objectID: ManagedObjectID?
+    /// The home the object takes while it is made: its entity's without a context (the maker
+    /// holds it; the object joins the context's home after).
+    var home: Unmanaged<ObjectHome>?
     /// The entity whose objects may claim the request; nil between objects.
     var entity: ObjectIdentifier?
     /// The class whose objects may claim the request: the entity's.
@@ -71,11 +74,12 @@ struct FaultConstruction {
     /// its `@Managed` slots bound; otherwise it has a temporary ID, and the caller gives it
     /// the record's).
     ///
-    /// `bindings` are `ManagedFieldTable.bindingBuffer(for:entity:)` of the class and entity.
+    /// `bindings` are `ManagedFieldTable.bindingBuffer(for:entity:)` of the class and entity;
+    /// `home` is the entity's home without a context, which the caller holds.
     @inline(__always)
     static func make(
         _ objectID: consuming ManagedObjectID, bindings: UnsafeBufferPointer<ManagedFieldTable.Binding>,
-        through request: UnsafeMutablePointer<FaultConstruction>?
+        home: Unmanaged<ObjectHome>, through request: UnsafeMutablePointer<FaultConstruction>?
     ) -> (object: ManagedObject, claimed: Bool) {
         // Borrowed: the ID holds the entity, in the request and then in the object.
         let entity = Unmanaged.passUnretained(objectID.entity)
@@ -89,6 +93,7 @@ struct FaultConstruction {
         request.pointee.objectID = consume objectID
         request.pointee.type = ObjectIdentifier(type)
         request.pointee.bindings = bindings
+        request.pointee.home = home
         request.pointee.claimer = nil
         let object = entity._withUnsafeGuaranteedRef { type.init(entity: $0, insertInto: nil) }
         let claimed = request.pointee.claimer == ObjectIdentifier(object)

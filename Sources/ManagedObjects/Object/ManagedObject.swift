@@ -34,13 +34,22 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// The entity that describes the object.
     ///
     /// Corresponds to `NSManagedObject.entity`.
-    public final var entity: EntityDescription { objectID.entity }
+    public final var entity: EntityDescription { home.entity }
     /// The object's ID: temporary from insertion until the first save, then permanent.
     /// Reading it never fires a fault. Its entity is the object's (every ID an object takes
-    /// names the entity it was made with), so the object stores no entity of its own.
+    /// names the entity it was made with).
     ///
     /// Corresponds to `NSManagedObject.objectID`.
-    @exclusivity(unchecked) public internal(set) final var objectID: ManagedObjectID
+    public internal(set) final var objectID: ManagedObjectID {
+        @inline(__always) get { ManagedObjectID(entity: home.entity, key: objectKey) }
+        set {
+            if newValue.entity !== home.entity {
+                home = home.unmanagedContext.map { $0._withUnsafeGuaranteedRef { $0.home(for: newValue.entity) } }
+                    ?? newValue.entity.homeWithoutContext
+            }
+            objectKey = newValue.key
+        }
+    }
     /// The context the object is registered with; nil before insertion, after its deletion is
     /// saved, or once the context is gone.
     ///
@@ -54,10 +63,22 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     // properties spans a call that could reach them again (each is a read, a whole assignment,
     // or an in-place write whose new value is computed first).
 
-    /// The context, held without reference counting: the context clears it when it unregisters
-    /// the object, when it is reset and when it goes away, so it never dangles. Hot paths reach
-    /// it through `_withUnsafeGuaranteedRef`, which takes no reference for the call.
-    @exclusivity(unchecked) package final var unmanagedContext: Unmanaged<ManagedObjectContext>?
+    /// The entity and the context, shared with the context's other objects of the entity (see
+    /// `ObjectHome`): one word for both.
+    @exclusivity(unchecked) final var home: ObjectHome
+    /// The key of ``objectID``, whose entity is the home's.
+    @exclusivity(unchecked) final var objectKey: ManagedObjectID.Key
+    /// The context, held without reference counting: the context moves the object to a home
+    /// without one when it unregisters the object, when it is reset and when it goes away, so
+    /// it never dangles. Hot paths reach it through `_withUnsafeGuaranteedRef`, which takes no
+    /// reference for the call.
+    package final var unmanagedContext: Unmanaged<ManagedObjectContext>? {
+        @inline(__always) get { home.unmanagedContext }
+        set {
+            guard newValue?.toOpaque() != home.unmanagedContext?.toOpaque() else { return }
+            home = newValue.map { $0._withUnsafeGuaranteedRef { $0.home(for: home.entity) } } ?? home.entity.homeWithoutContext
+        }
+    }
     /// The context (see `unmanagedContext`); a read takes a reference for as long as it is used.
     package final var context: ManagedObjectContext? {
         @inline(__always) get { unmanagedContext?.takeUnretainedValue() }
@@ -74,7 +95,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     @exclusivity(unchecked) final var rowState: ManagedObjectRowState = .none
     // The last four take five bytes (the flags two), and a subclass's fields start right after
     // them: a fault carries every stored field of its class (a `ManagedEmployee`, with its ten
-    // one-byte `@Managed` slots, takes 87 bytes, a 96-byte allocation). The depths' deeper levels, a
+    // one-byte `@Managed` slots, takes 71 bytes, an 80-byte allocation). The depths' deeper levels, a
     // version past 254, the primitive-accessor probe and the validation hint live in the rare
     // state.
     /// `inverseMaintenanceDepth` up to 254; 255: the rare state holds it.
@@ -106,18 +127,21 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
             // An object a context is making for a record (see `FaultConstruction`): the record's
             // ID, moved out of the request, and the `@Managed` slots the context looked up once
             // for the entity.
-            objectID = fault.pointee.objectID.take().unsafelyUnwrapped
+            let id = fault.pointee.objectID.take().unsafelyUnwrapped
+            home = fault.pointee.home?.takeUnretainedValue() ?? entity.homeWithoutContext
+            objectKey = id.key
             values = entity.initialValues
             super.init()
             if fault.pointee.claim(by: self) { return }
             // Another object made inside a subclass's initializer: a new object after all. The
             // ID goes back for the object being made to take.
             fault.pointee.objectID = objectID
-            objectID = .temporary(for: entity)
+            objectKey = ManagedObjectID.temporary(for: entity).key
             bindManagedProperties()
             return
         }
-        objectID = .temporary(for: entity)
+        home = entity.homeWithoutContext
+        objectKey = ManagedObjectID.temporary(for: entity).key
         values = entity.initialValues
         super.init()
         bindManagedProperties()
@@ -138,7 +162,8 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// key-value coding machinery (`ModelObject/copy()`).
     public required init() {
         let entity = Self.entity()
-        objectID = .temporary(for: entity)
+        home = entity.homeWithoutContext
+        objectKey = ManagedObjectID.temporary(for: entity).key
         values = entity.initialValues
         super.init()
         bindManagedProperties()
@@ -149,7 +174,8 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
     /// defaults.
     public required init(coder: Coder) throws {
         let entity = Self.entity()
-        objectID = .temporary(for: entity)
+        home = entity.homeWithoutContext
+        objectKey = ManagedObjectID.temporary(for: entity).key
         values = entity.initialValues
         try super.init(coder: coder)
         bindManagedProperties()

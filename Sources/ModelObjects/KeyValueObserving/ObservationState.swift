@@ -75,10 +75,14 @@ package final class ObservationState {
     /// The declared key path of that property, rooted at its declaring class.
     private(set) var probedKeyPath: AnyKeyPath?
 
-    init() {}
+    /// The keys of the observed object's class: the state takes the object's word that held
+    /// them (see `ModelObject.keysAndObservers`).
+    @usableFromInline let propertyTable: PropertyTable
 
-    static func probe() -> ObservationState {
-        let state = ObservationState()
+    init(propertyTable: PropertyTable) { self.propertyTable = propertyTable }
+
+    static func probe(propertyTable: PropertyTable) -> ObservationState {
+        let state = ObservationState(propertyTable: propertyTable)
         state.isProbe = true
         return state
     }
@@ -445,7 +449,7 @@ extension ModelObject {
     /// The object's observation state, made on first use; call with the lock held.
     private func observationStateCreatingIfNeeded() -> ObservationState {
         if let state = observationState, !state.isProbe { return state }
-        let state = ObservationState()
+        let state = ObservationState(propertyTable: propertyTable)
         observationState = state
         return state
     }

@@ -194,7 +194,7 @@ extension KeyValueCodingKeyPaths {
             propertyTable.cacheKey(key, for: keyPath)
             return key
         }
-        let probe = ObservationState.probe()
+        let probe = ObservationState.probe(propertyTable: propertyTable)
         let saved = observationState
         observationState = probe
         defer { observationState = saved }

@@ -27,26 +27,49 @@ import Foundation
 ///
 /// A model object and its graph belong to one isolation domain: the class is not `Sendable`.
 open class ModelObject: Hashable, CustomStringConvertible {
+    /// The class's keys, or the observation state, which holds them: one word for both, for
+    /// every object carries it (a fetch makes a million of them) and few are ever observed.
+    @exclusivity(unchecked) @usableFromInline
+    package final var keysAndObservers: KeysAndObservers
+
     /// The keys of this object's class; shared by all its instances.
-    @usableFromInline package final let propertyTable: PropertyTable
+    @inlinable
+    package final var propertyTable: PropertyTable {
+        @inline(__always) get {
+            switch keysAndObservers {
+            case .keys(let table): table
+            case .observed(let state): state.propertyTable
+            }
+        }
+    }
 
     /// Observers of this object and pending changes; nil while nobody observes it, which is what
     /// keeps a typed set as cheap as a plain stored property.
-    @exclusivity(unchecked) @usableFromInline
-    package final var observationState: ObservationState?
+    @inlinable
+    package final var observationState: ObservationState? {
+        @inline(__always) get {
+            if case .observed(let state) = keysAndObservers { return state }
+            return nil
+        }
+        @inline(__always) set {
+            keysAndObservers = newValue.map(KeysAndObservers.observed) ?? .keys(propertyTable)
+        }
+    }
 
     /// Whether the object has an observation state (`observationState != nil`), read in this
     /// module, where the property's exclusivity is unchecked: another module reading the
     /// property itself checks the access dynamically (about 76 instructions, on every managed
     /// setter).
-    package final var hasObservationState: Bool { observationState != nil }
+    package final var hasObservationState: Bool {
+        if case .observed = keysAndObservers { return true }
+        return false
+    }
 
     /// Creates an object whose properties hold their declared initial values.
     ///
     /// Corresponds to `-[NSObject init]`.
     public required init() {
-        observationState = nil
-        propertyTable = PropertyTable.table(for: Self.self)
+        keysAndObservers = .keys(PropertyTable.table(for: Self.self))
         propertyTable.recordDependencies(from: self)
     }
 
@@ -323,8 +346,7 @@ open class ModelObject: Hashable, CustomStringConvertible {
     ///
     /// Corresponds to `-[NSCoding initWithCoder:]`.
     public required init(coder: Coder) throws {
-        observationState = nil
-        propertyTable = PropertyTable.table(for: Self.self)
+        keysAndObservers = .keys(PropertyTable.table(for: Self.self))
         propertyTable.recordDependencies(from: self)
         coder.objectDidBeginDecoding(self)
         try coder.decodeDeclaredProperties(of: self)

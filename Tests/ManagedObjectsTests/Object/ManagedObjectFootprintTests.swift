@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 @testable import ManagedObjects
+@testable import ModelObjects
 import SampleModels
 import Testing
 
@@ -40,6 +41,11 @@ import Testing
         #expect(MemoryLayout<ManagedObjectRowState>.size == MemoryLayout<Int>.size)
     }
 
+    /// A model object's class keys and observation state share one word.
+    @Test func theKeysAndObserversAreOneWord() {
+        #expect(MemoryLayout<KeysAndObservers>.size == MemoryLayout<Int>.size)
+    }
+
     #if canImport(Glibc)
     /// glibc's `malloc_usable_size`, which its Swift module does not import, found by name.
     private func usableSize(_ pointer: UnsafeMutableRawPointer?) throws -> Int {
@@ -53,7 +59,7 @@ import Testing
         let entity = try #require(model.entity(named: "Slim"))
         let object = Slim(entity: entity, insertInto: nil)
         let size = try usableSize(Unmanaged.passUnretained(object).toOpaque())
-        #expect(size <= 88, "allocation of \(size) bytes")
+        #expect(size <= 72, "allocation of \(size) bytes")
     }
 
     /// A fault of the sample model's employees, fetched by a second context, holding its row.
@@ -71,8 +77,8 @@ import Testing
     }
 
     /// What a fetched, fired employee of the sample model costs, allocation by allocation: the
-    /// object (88 usable bytes: a 96-byte chunk, glibc's 8-byte header included; its fields take
-    /// 76 bytes, its ten one-byte `@Managed` slots 10), and the one buffer its values and
+    /// object (72 usable bytes: an 80-byte chunk, glibc's 8-byte header included; its fields take
+    /// 61 bytes, its ten one-byte `@Managed` slots 10), and the one buffer its values and
     /// snapshot share (120: a 128-byte chunk; a two-word header, the layout and the read of the
     /// row it was; the unread `directReports` is a one-word slot).
     @Test func aFiredEmployeeAndItsOneBufferFitTheirAllocationBounds() throws {
@@ -84,8 +90,23 @@ import Testing
         let object = try usableSize(Unmanaged.passUnretained(employee).toOpaque())
         let identity = try #require(employee.values.bufferIdentity)
         let buffer = try usableSize(UnsafeMutableRawPointer(bitPattern: UInt(bitPattern: identity)))
-        #expect(object <= 88, "object of \(object) bytes")
+        #expect(object <= 72, "object of \(object) bytes")
         #expect(buffer <= 120, "buffer of \(buffer) bytes")
+    }
+
+    /// A fault fetched without its values holds no buffer and no batch: its object is all it
+    /// costs (with the registry's entry and the result's element).
+    @Test func aFaultFetchedWithoutValuesIsItsObjectAlone() throws {
+        let (coordinator, _, directory) = try makeSQLiteStoreOfTenDepartments(prefix: "Footprint")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+        var request = FetchRequest<TestEmployee>(entityName: "Employee")
+        request.includesPropertyValues = false
+        let employee = try #require(try context.fetch(request).first)
+        #expect(employee.isFault)
+        #expect(!employee.values.hasBuffer)
+        #expect(!employee.fetchedRow.hasBuffer)
+        #expect(employee.faultBatch == nil)
     }
 
     /// A fault's row carries when it was read (the object holds no word for it), and firing
