@@ -26,6 +26,8 @@ let package = Package(
             name: "PredicateFuzzer", dependencies: ["ModelObjects", "SampleModels"], exclude: ["PredicateFormat.dict"]),
         .executableTarget(
             name: "ModelFileFuzzer", dependencies: ["ModelObjects", "ManagedObjects"], exclude: ["ModelFile.dict"]),
+        .executableTarget(
+            name: "StoreFileFuzzer", dependencies: ["ModelObjects", "ManagedObjects"], exclude: ["StoreFile.dict"]),
         // A save loop the crash tests kill with SIGKILL; not a product.
         .executableTarget(name: "StoreCrashWorker", dependencies: ["ManagedObjects"]),
         .testTarget(

@@ -38,16 +38,14 @@ extension ManagedObjectContext {
         let key = objectID.key
         // Borrowed: the model holds its entities for as long as the context is.
         let entity = Unmanaged.passUnretained(objectID.entity)
-        let homeWithoutContext = entity._withUnsafeGuaranteedRef { self.homeWithoutContext(for: $0) }
-        let (object, claimed) = FaultConstruction.make(
-            objectID, bindings: bindings, home: Unmanaged.passUnretained(homeWithoutContext), through: request)
-        withExtendedLifetime(homeWithoutContext) {}
+        let homes = entity._withUnsafeGuaranteedRef { self.homes(for: $0) }
+        let (object, claimed) = FaultConstruction.make(objectID, bindings: bindings, home: homes.withoutContext, through: request)
         // What the initializer wrote (the entity's initial values, and any value it set) gives
         // way to the record's.
         if object.values.hasBuffer { object.values = PropertyValues() }
         object.flags = [.fault]
         if !claimed { object.objectID = entity._withUnsafeGuaranteedRef { ManagedObjectID(entity: $0, key: key) } }
-        object.home = entity._withUnsafeGuaranteedRef(home(for:))
+        object.home = homes.own.takeUnretainedValue()
         return object
     }
 

@@ -140,12 +140,13 @@ public final class ManagedObjectContext {
     /// IDs: the next fault of that store finds it without the coordinator's lock and casts
     /// (a coordinator only ever adds stores, so an identity keeps its store).
     @exclusivity(unchecked) var lastTypedRowStore: (identity: UInt, store: TypedRowStore)?
-    /// The homes of this context's objects, by entity (see `home(for:)`).
+    /// The homes of this context's objects, by entity (see `homes(for:)`).
     @exclusivity(unchecked) var homes: [ObjectIdentifier: ObjectHome] = [:]
-    /// The home `home(for:)` answered last: a fetch's objects find theirs by one comparison.
-    @exclusivity(unchecked) var lastHome: ObjectHome?
-    /// The home `homeWithoutContext(for:)` answered last.
-    @exclusivity(unchecked) var lastHomeWithoutContext: ObjectHome?
+    /// The homes without a context of the entities in `homes`, which the objects this context
+    /// makes take while they are made, and those it lets go of after.
+    @exclusivity(unchecked) var homesWithoutContext: [ObjectIdentifier: ObjectHome] = [:]
+    /// The homes `homes(for:)` answered last.
+    @exclusivity(unchecked) var lastHomes: EntityHomes?
     /// The fetched-results controllers over this context, told of each change set as it is announced.
     var changeObservers: [WeakContextChangeObserver] = []
     /// The parent, children and renamed IDs of a chain of contexts (see

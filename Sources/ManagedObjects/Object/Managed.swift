@@ -85,7 +85,7 @@ public struct Managed<Value>: ManagedStorage {
         get {
             var index = Int(object[keyPath: storageKeyPath].slot) - 1
             if index < 0 { index = resolveIndex(in: object, atOffset: ModelObject.storageOffset(of: storageKeyPath, in: object)) }
-            if ObservationTrackingScope.mayBeActive, object.propertyTable.tracksObservationAccess {
+            if ObservationTrackingScope.mayBeActive, object.withPropertyTable(\.tracksObservationAccess) {
                 object.trackObservationAccess(at: index, keyPath: wrappedKeyPath)
             }
             return managedValue(in: object, at: index)

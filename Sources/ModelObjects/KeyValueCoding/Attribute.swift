@@ -48,7 +48,7 @@ public struct Attribute<Value>: StoredPropertyStorage {
             return object[keyPath: storageKeyPath].storedValue
         }
         set {
-            if object.observationState == nil {
+            if !object.hasObservationState {
                 object[keyPath: storageKeyPath].storedValue = newValue
             } else {
                 setObservedValue(

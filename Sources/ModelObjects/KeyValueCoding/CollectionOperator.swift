@@ -120,9 +120,9 @@ enum CollectionOperator {
         var missing = false
         try objects.forEachModelObject { object in
             guard !missing else { return }
-            if object.propertyTable !== table {
+            if object.withPropertyTable({ $0 !== table }) {
                 table = object.propertyTable
-                descriptor = object.propertyTable.descriptor(forKey: key)
+                descriptor = table?.descriptor(forKey: key)
             }
             guard let descriptor else {
                 missing = true

@@ -112,7 +112,7 @@ public struct CustomAttribute<Object: ModelObject, Value>: PropertyStorage {
             return getter(object, stored)
         }
         set {
-            guard object.observationState == nil else {
+            guard !object.hasObservationState else {
                 setObservedValue(
                     newValue, in: object, at: ModelObject.storageOffset(of: storageKeyPath, in: object),
                     wrappedKeyPath: wrappedKeyPath)
@@ -135,7 +135,7 @@ public struct CustomAttribute<Object: ModelObject, Value>: PropertyStorage {
             object.setObservedStorage(at: offset, wrappedKeyPath: { wrappedKeyPath }) { _ in }
             return
         }
-        store(value, in: object, at: offset, descriptor: object.propertyTable.descriptor(atOffset: offset))
+        store(value, in: object, at: offset, descriptor: object.withPropertyTable { $0.descriptor(atOffset: offset) })
     }
 
     /// The value the getter presents.

@@ -43,7 +43,7 @@ public struct Derived<Object: ModelObject, Value>: PropertyStorage {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Derived>
     ) -> Value {
         get {
-            if object.observationState != nil {
+            if object.hasObservationState {
                 object.recordDerivedProbe(
                     at: ModelObject.storageOffset(of: storageKeyPath, in: object), wrappedKeyPath: wrappedKeyPath)
             }

@@ -89,7 +89,7 @@ extension ModelObject {
         at offset: Int, wrappedKeyPath: () -> AnyKeyPath, _ store: (UnsafeMutableRawPointer) -> Void
     ) {
         let address = Unmanaged.passUnretained(self).toOpaque() + offset
-        let handled: Void? = propertyTable.withDescriptor(atOffset: offset) { descriptor in
+        let handled: Void? = withPropertyTable { table in table.withDescriptor(atOffset: offset) { descriptor in
             guard let unretainedState = observationState.map(Unmanaged.passUnretained) else {
                 store(address)
                 return
@@ -109,7 +109,7 @@ extension ModelObject {
                     changeValue(forKey: descriptor.key, descriptor: descriptor, state: retainedState) { store(address) }
                 }
             }
-        }
+        } }
         if handled == nil { store(address) }
     }
 

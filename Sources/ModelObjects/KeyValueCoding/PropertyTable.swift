@@ -317,6 +317,16 @@ package final class PropertyTable: Sendable {
     /// fetch of 100,000) finds it with one atomic load, no hashing and no lock.
     private static let last = Atomic<Unmanaged<PropertyTable>?>(nil)
 
+    /// The table of a class, built on first use, unretained (the cache keeps every table for
+    /// the life of the process): what an object's initializer keeps without reference counting.
+    static func unretainedTable(for type: ModelObject.Type) -> Unmanaged<PropertyTable> {
+        let identifier = ObjectIdentifier(type)
+        if let last = last.load(ordering: .acquiring), last._withUnsafeGuaranteedRef({ $0.classIdentifier == identifier }) {
+            return last
+        }
+        return Unmanaged.passUnretained(table(for: type))
+    }
+
     /// The table of a class, built on first use.
     static func table(for type: ModelObject.Type) -> PropertyTable {
         let identifier = ObjectIdentifier(type)

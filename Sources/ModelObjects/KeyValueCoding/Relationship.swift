@@ -47,7 +47,7 @@ public struct Relationship<Value: RelationshipValue>: StoredPropertyStorage {
             return object[keyPath: storageKeyPath].storedValue
         }
         set {
-            if object.observationState == nil {
+            if !object.hasObservationState {
                 object[keyPath: storageKeyPath].storedValue = newValue
             } else {
                 setObservedValue(

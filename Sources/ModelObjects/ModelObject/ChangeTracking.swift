@@ -26,13 +26,13 @@ package protocol ChangeTrackingObject: ModelObject {
 extension ModelObject {
     @inline(__always)
     final func notifyTrackerWillChange(forKey key: String, change: @autoclosure () -> TrackedChange) {
-        guard propertyTable.tracksChanges, let tracker = self as? any ChangeTrackingObject else { return }
+        guard withPropertyTable(\.tracksChanges), let tracker = self as? any ChangeTrackingObject else { return }
         tracker.trackWillChange(forKey: key, change: change())
     }
 
     @inline(__always)
     final func notifyTrackerDidChange(forKey key: String) {
-        guard propertyTable.tracksChanges, let tracker = self as? any ChangeTrackingObject else { return }
+        guard withPropertyTable(\.tracksChanges), let tracker = self as? any ChangeTrackingObject else { return }
         tracker.trackDidChange(forKey: key)
     }
 }

@@ -39,7 +39,7 @@ extension ModelObject {
             let isLast = end == bytes.count
             guard !segment.isEmpty, segment[0] != at, isLast || end + 1 < bytes.count else { break }
             let value: Any?
-            if let descriptor = target.propertyTable.descriptor(forUTF8Key: segment) {
+            if let descriptor = target.withPropertyTable({ $0.descriptor(forUTF8Key: segment) }) {
                 if !isLast, case .some(let related) = descriptor.relatedObject(in: target) {
                     // A to-one relationship in the middle of the path: no boxing, no cast.
                     start = end + 1

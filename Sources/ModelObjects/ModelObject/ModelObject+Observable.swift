@@ -59,7 +59,7 @@ extension ModelObject {
     final func trackObservationAccess<Object: ModelObject, Value>(
         atOffset offset: Int, keyPath: @autoclosure () -> KeyPath<Object, Value>
     ) {
-        guard propertyTable.tracksObservationAccess else { return }
+        guard withPropertyTable(\.tracksObservationAccess) else { return }
         if let state = observationState.map(Unmanaged.passUnretained) {
             // An object already tracked asks its own registrar, whose `access` records the read
             // in a scope and does nothing outside one: no second look at the thread's scope, and

@@ -32,49 +32,55 @@ open class ModelObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) @usableFromInline
     package final var keysAndObservers: KeysAndObservers
 
-    /// The keys of this object's class; shared by all its instances.
+    /// The keys of this object's class; shared by all its instances. A read takes a reference;
+    /// hot paths borrow the table through ``withPropertyTable(_:)`` instead.
     @inlinable
     package final var propertyTable: PropertyTable {
-        @inline(__always) get {
-            switch keysAndObservers {
-            case .keys(let table): table
-            case .observed(let state): state.propertyTable
-            }
-        }
+        @inline(__always) get { keysAndObservers.table.takeUnretainedValue() }
+    }
+
+    /// Calls `body` with the keys of this object's class, borrowed without reference counting
+    /// (tables live for the life of the process).
+    @inlinable @inline(__always)
+    package final func withPropertyTable<Result>(_ body: (PropertyTable) throws -> Result) rethrows -> Result {
+        try keysAndObservers.table._withUnsafeGuaranteedRef(body)
     }
 
     /// Observers of this object and pending changes; nil while nobody observes it, which is what
     /// keeps a typed set as cheap as a plain stored property.
     @inlinable
     package final var observationState: ObservationState? {
-        @inline(__always) get {
-            if case .observed(let state) = keysAndObservers { return state }
-            return nil
-        }
-        @inline(__always) set {
-            keysAndObservers = newValue.map(KeysAndObservers.observed) ?? .keys(propertyTable)
+        @inline(__always) get { keysAndObservers.state?.takeUnretainedValue() }
+        set {
+            let old = keysAndObservers
+            if let newValue {
+                keysAndObservers = KeysAndObservers(retainedState: Unmanaged.passRetained(newValue))
+            } else {
+                keysAndObservers = KeysAndObservers(keys: old.table)
+            }
+            old.state?.release()
         }
     }
 
-    /// Whether the object has an observation state (`observationState != nil`), read in this
-    /// module, where the property's exclusivity is unchecked: another module reading the
-    /// property itself checks the access dynamically (about 76 instructions, on every managed
-    /// setter).
+    /// Whether the object has an observation state (`observationState != nil`), without
+    /// taking a reference to it.
+    @inlinable
     package final var hasObservationState: Bool {
-        if case .observed = keysAndObservers { return true }
-        return false
+        @inline(__always) get { keysAndObservers.isObserved }
     }
 
     /// Creates an object whose properties hold their declared initial values.
     ///
     /// Corresponds to `-[NSObject init]`.
     public required init() {
-        keysAndObservers = .keys(PropertyTable.table(for: Self.self))
-        propertyTable.recordDependencies(from: self)
+        let table = PropertyTable.unretainedTable(for: Self.self)
+        keysAndObservers = KeysAndObservers(keys: table)
+        table._withUnsafeGuaranteedRef { $0.recordDependencies(from: self) }
     }
 
     deinit {
         observationState?.objectWillDeinitialize(self)
+        keysAndObservers.state?.release()
     }
 
     // MARK: - Identity
@@ -108,7 +114,7 @@ open class ModelObject: Hashable, CustomStringConvertible {
     /// (override ``value(forUndefinedKey:)`` to answer extra keys), so key paths, collection
     /// operators and archiving, which read declared properties directly, always agree with it.
     public final func value(forKey key: String) throws -> Any? {
-        if let value = propertyTable.withDescriptor(forKey: key, { $0.value(in: self) }) { return value }
+        if let value = withPropertyTable({ table in table.withDescriptor(forKey: key, { $0.value(in: self) }) }) { return value }
         return try value(forUndefinedKey: key)
     }
 
@@ -127,7 +133,9 @@ open class ModelObject: Hashable, CustomStringConvertible {
     /// (a `String` never becomes a number, 2.5 never becomes an `Int`); it cannot be overridden
     /// (override ``setValue(_:forUndefinedKey:)`` to accept extra keys).
     public final func setValue(_ value: Any?, forKey key: String) throws {
-        if try propertyTable.withDescriptor(forKey: key, { try $0.setValue(value, in: self) }) != nil { return }
+        if try withPropertyTable({ table in try table.withDescriptor(forKey: key, { try $0.setValue(value, in: self) }) }) != nil {
+            return
+        }
         try setValue(value, forUndefinedKey: key)
     }
 
@@ -346,8 +354,9 @@ open class ModelObject: Hashable, CustomStringConvertible {
     ///
     /// Corresponds to `-[NSCoding initWithCoder:]`.
     public required init(coder: Coder) throws {
-        keysAndObservers = .keys(PropertyTable.table(for: Self.self))
-        propertyTable.recordDependencies(from: self)
+        let table = PropertyTable.unretainedTable(for: Self.self)
+        keysAndObservers = KeysAndObservers(keys: table)
+        table._withUnsafeGuaranteedRef { $0.recordDependencies(from: self) }
         coder.objectDidBeginDecoding(self)
         try coder.decodeDeclaredProperties(of: self)
     }

@@ -67,7 +67,7 @@ final class PreparedComparison {
     @inline(__always)
     func evaluateDirectly(_ comparison: KeyValuePredicate.Comparison, on object: ModelObject) throws -> Bool? {
         guard let directKey else { return nil }
-        let table = Unmanaged.passUnretained(object.propertyTable)
+        let table = object.withPropertyTable(Unmanaged.passUnretained)
         if table.toOpaque() != cachedTableReference?.toOpaque() {
             let descriptor = table.takeUnretainedValue().descriptor(forKey: directKey)
             cachedTable = table.takeUnretainedValue()

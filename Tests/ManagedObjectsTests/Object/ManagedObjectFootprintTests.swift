@@ -3,7 +3,6 @@ import Glibc
 #endif
 import Foundation
 @testable import ManagedObjects
-@testable import ModelObjects
 import SampleModels
 import Testing
 
@@ -39,11 +38,6 @@ import Testing
     /// state) share one word: a batch's fault allocates nothing for its batch.
     @Test func theRowStateIsOneWord() {
         #expect(MemoryLayout<ManagedObjectRowState>.size == MemoryLayout<Int>.size)
-    }
-
-    /// A model object's class keys and observation state share one word.
-    @Test func theKeysAndObserversAreOneWord() {
-        #expect(MemoryLayout<KeysAndObservers>.size == MemoryLayout<Int>.size)
     }
 
     #if canImport(Glibc)
