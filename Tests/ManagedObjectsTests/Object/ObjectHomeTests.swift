@@ -53,6 +53,23 @@ import Testing
         #expect(kept.entity.name == "Note")
     }
 
+    @Test func anUnsavedObjectOutlivingItsContextHasNoContext() throws {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeModel())
+        _ = try coordinator.addPersistentStore(type: .inMemory)
+        var object: ManagedObject?
+        weak var gone: ManagedObjectContext?
+        do {
+            let context = ManagedObjectContext(coordinator: coordinator, notificationCenter: NotificationCenter())
+            gone = context
+            object = try context.insertNewObject(forEntityName: "Tag")
+        }
+        #expect(gone == nil)
+        let kept = try #require(object)
+        #expect(kept.managedObjectContext == nil)
+        #expect(kept.objectID.isTemporaryID)
+        #expect(kept.home === kept.entity.homeWithoutContext)
+    }
+
     @Test func anObjectMadeWithoutAContextJoinsTheOneItIsInsertedInto() throws {
         let model = try makeModel()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
