@@ -317,21 +317,13 @@ package final class PropertyTable: Sendable {
     /// fetch of 100,000) finds it with one atomic load, no hashing and no lock.
     private static let last = Atomic<Unmanaged<PropertyTable>?>(nil)
 
-    /// The table of a class, built on first use, unretained (the cache keeps every table for
-    /// the life of the process): what an object's initializer keeps without reference counting.
+    /// The table of a class, built on first use, unretained (`cache` keeps every table for the
+    /// life of the process): what an object's initializer keeps without reference counting.
     static func unretainedTable(for type: ModelObject.Type) -> Unmanaged<PropertyTable> {
         let identifier = ObjectIdentifier(type)
         if let last = last.load(ordering: .acquiring), last._withUnsafeGuaranteedRef({ $0.classIdentifier == identifier }) {
             return last
         }
-        return Unmanaged.passUnretained(table(for: type))
-    }
-
-    /// The table of a class, built on first use.
-    static func table(for type: ModelObject.Type) -> PropertyTable {
-        let identifier = ObjectIdentifier(type)
-        // SAFETY: `cache` keeps every table for the life of the process, so the unretained one is valid.
-        if let last = last.load(ordering: .acquiring)?.takeUnretainedValue(), last.classIdentifier == identifier { return last }
         let table: PropertyTable
         if let known = cache.withLock({ $0[identifier] }) {
             table = known
@@ -343,8 +335,14 @@ package final class PropertyTable: Sendable {
                 return built
             }
         }
-        last.store(Unmanaged.passUnretained(table), ordering: .releasing)
-        return table
+        let unretained = Unmanaged.passUnretained(table)
+        last.store(unretained, ordering: .releasing)
+        return unretained
+    }
+
+    /// The table of a class, built on first use.
+    static func table(for type: ModelObject.Type) -> PropertyTable {
+        unretainedTable(for: type).takeUnretainedValue()
     }
 
     /// Whether derived keys' dependencies have been read from an instance.
