@@ -53,9 +53,12 @@ extension ManagedObjectContext {
     /// firing to adopt.
     /// `values` must be fresh from the store (no other object holds its buffer): the read is
     /// kept with the row.
-    func setFetchedRow(_ values: PropertyValues, version: Int64, read: RowRead, of object: ManagedObject) {
-        values.storage?.rowRead = read
-        object.fetchedRow = values
+    func setFetchedRow(_ values: consuming PropertyValues, version: Int64, read: RowRead, of object: ManagedObject) {
+        // A new fault takes the row compact (see `ObjectValueStorage`): no buffer header.
+        if !object.holdCompactRow(movingFrom: &values, read: read) {
+            values.storage?.rowRead = read
+            object.fetchedRow = values
+        }
         object.snapshotVersion = version
     }
 
@@ -130,6 +133,20 @@ struct FetchedRowCompletion {
             indexes = Self.indexes(of: entity)
         }
         for index in indexes { Self.fill(&values, at: index, of: entity, for: object) }
+    }
+
+    /// Fills the transient slots of `row`, a compact row of `entity` as a store decoded it
+    /// (its to-many slots nil: unread relationship faults already).
+    mutating func complete(_ row: CompactRow, of entity: EntityDescription) {
+        if self.entity !== entity {
+            self.entity = entity
+            indexes = Self.indexes(of: entity)
+        }
+        guard !indexes.isEmpty else { return }
+        let slots = entity.layout.slots
+        for index in indexes where entity.properties[index].isTransient {
+            PropertyValues.unbox(entity.initialValues[index], into: slots[index], in: row.base)
+        }
     }
 
     /// Fills the to-many and transient slots of `values`, a row of `entity`, for `object`,
@@ -287,8 +304,22 @@ struct FetchedRowAdoption {
         // with the row's read (`AdoptingRowSink.readOfReceivedRows`), which a firing fault
         // checks for staleness: never left without one.
         completion.complete(&values, of: entity, for: object)
-        values.setRowReadIfNone(read)
-        object.fetchedRow = consume values
+        // A new fault takes the row compact (see `ObjectValueStorage`): no buffer header.
+        if !object.holdCompactRow(movingFrom: &values, read: read) {
+            values.setRowReadIfNone(read)
+            object.fetchedRow = consume values
+        }
+        object.snapshotVersion = version
+    }
+
+    /// Gives the new fault `object` the compact row `row` of its record of `entity`, as
+    /// `adopt(_:of:version:by:)` does with a buffer: its transient slots take their initial
+    /// values (its to-many slots, nil as decoded, are unread relationship faults).
+    mutating func adopt(compactRow row: consuming CompactRow, of entity: EntityDescription, version: Int64, by object: ManagedObject) {
+        completion.complete(row, of: entity)
+        if !object.holdCompactRow(row, read: read) {
+            object.fetchedRow = PropertyValues(buffer: row.moveIntoBuffer(layout: entity.layout, rowRead: read))
+        }
         object.snapshotVersion = version
     }
 
@@ -431,6 +462,29 @@ struct FetchRowSink: AdoptingRowSink {
         unregistered.append(Unmanaged.passUnretained(object))
         if loaded { toFire.append(object) }
         entity._withUnsafeGuaranteedRef { adoption.adopt(movingValues.take().unsafelyUnwrapped, of: $0, version: version, by: object) }
+        // Moved: the array takes the reference the object was made with.
+        objects.append(consume object)
+    }
+
+    /// Compact rows for a fetch of whole rows: its new faults hold them as they are.
+    var takesCompactRows: Bool { adoption.read.partial == nil }
+
+    mutating func receiveRow(_ id: consuming ManagedObjectID, version: Int64, compactRow row: consuming CompactRow) {
+        // A row whose object may be registered takes the general path, in a buffer.
+        if registryMayHoldRows {
+            let values = PropertyValues(buffer: row.moveIntoBuffer(layout: id.entity.layout, rowRead: adoption.read))
+            return receiveRow(id, version: version, values: values)
+        }
+        let bindings = bindings(for: id.entity), construction = construction
+        // Borrowed: the new object holds it, through the ID moved into it.
+        let entity = Unmanaged.passUnretained(id.entity)
+        var movingID = Optional(consume id)
+        let object = adoption.withContext {
+            $0.makeUnregisteredFault(for: movingID.take().unsafelyUnwrapped, bindings: bindings, through: construction)
+        }
+        unregistered.append(Unmanaged.passUnretained(object))
+        if loaded { toFire.append(object) }
+        entity._withUnsafeGuaranteedRef { adoption.adopt(compactRow: row, of: $0, version: version, by: object) }
         // Moved: the array takes the reference the object was made with.
         objects.append(consume object)
     }

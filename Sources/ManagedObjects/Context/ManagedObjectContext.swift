@@ -357,6 +357,19 @@ public final class ManagedObjectContext {
     /// Loads a fault's values: the row it holds, when still fresh, else its store's record;
     /// runs `awakeFromFetch` with change recording off.
     func fulfillFault(of object: ManagedObject) throws {
+        // A fault of a fetch holding its row compact, read at a time that is still fresh: the
+        // row becomes its values and its snapshot where it is.
+        if case .compactRow(let read) = object.rowState {
+            if isFresh(read, of: object.objectID) {
+                object.fireCompactRow()
+                object.flags.remove([.fault, .unfulfillable, .mayHoldPartialRow])
+                object.changeRecordingDepth += 1
+                object.awakeFromFetch()
+                object.changeRecordingDepth -= 1
+                return
+            }
+            object.expandCompactRow()
+        }
         // The usual fault of a fetch: its row, read at a time that is still fresh, and no other
         // state (no batch): the row's buffer becomes its values and its snapshot, with no
         // copy of the object's state taken and put back.

@@ -118,9 +118,9 @@ public struct Managed<Value>: ManagedStorage {
             object.willAccessValue(forKey: nil)
         }
         // `Value` is the slot's own type or its optional: read in place, no box, no cast.
-        if let value = object.values.value(as: Value.self, at: index) { return value }
+        if let value = object.storedValue(as: Value.self, at: index) { return value }
         object.resolveRelationshipFault(at: index)
-        let stored = object.values.indices.contains(index) ? object.values[index] : nil
+        let stored = object.storedValue(at: index) ?? nil
         return typedValue(stored, object: object, index: index)
     }
 
@@ -213,7 +213,7 @@ extension ManagedObject {
             // `Value` is the slot's own type or its optional: written in place, nothing to
             // convert or check.
             try? fireFaultIfNeeded()
-            if values.count <= index { values = entity.initialValues }
+            if valueCount <= index { values = entity.initialValues }
             if !hasObservationState {
                 // The old value is boxed only for the undo manager, the one user of the reversal.
                 let old: Any? = changeRecordingDepth == 0 && context?.undoManager != nil ? values[index] : nil
@@ -240,8 +240,8 @@ extension ManagedObject {
                 preconditionFailure("@Managed var \(property.name) of \(entity.name): \(error)")
             }
             try? fireFaultIfNeeded()
-            if values.count <= index { values = entity.initialValues }
-            if !hasObservationState && values.kind(at: index) == .object {
+            if valueCount <= index { values = entity.initialValues }
+            if !hasObservationState && valueKind(at: index) == .object {
                 setUnobservedToOne(object, of: relationship)
                 return
             }
@@ -256,7 +256,7 @@ extension ManagedObject {
         try? fireFaultIfNeeded()
         // A fault that could not load (no context, record gone or unreadable) takes the value on
         // its entity's initial values; its context's next save refuses it (`checkSavable`).
-        if values.count <= index { values = entity.initialValues }
+        if valueCount <= index { values = entity.initialValues }
         if !hasObservationState {
             setUnobservedValue(stored, of: property)
             return
@@ -284,8 +284,8 @@ extension ManagedObject {
         try? fireFaultIfNeeded()
         // As in `setManagedValue(_:at:)`: a fault that could not load takes the value on its
         // entity's initial values, and its context's next save refuses it.
-        if values.count <= index { values = entity.initialValues }
-        if !hasObservationState && values.kind(at: index) == .object {
+        if valueCount <= index { values = entity.initialValues }
+        if !hasObservationState && valueKind(at: index) == .object {
             setUnobservedToOne(stored, of: relationship)
             return true
         }
@@ -350,11 +350,11 @@ extension ManagedObject {
     /// False, with nothing written, when the set must take the general path.
     @inline(__always)
     private final func setUnobservedMatchingValue<Value>(_ value: Value, at index: Int) -> Bool {
-        guard !hasObservationState, !flags.contains(.fault), values.hasBuffer else { return false }
+        guard !hasObservationState, !flags.contains(.fault), hasValues else { return false }
         let recordingContext = changeRecordingDepth == 0 ? unmanagedContext : nil
         // The undo manager's reversal puts the old value back: boxed, for it alone.
         let undoes = recordingContext?._withUnsafeGuaranteedRef { $0.undoManager != nil } ?? false
-        let old: Any? = undoes && values.indices.contains(index) ? values[index] : nil
+        let old: Any? = undoes && holdsValue(at: index) ? values[index] : nil
         guard values.withUniqueSlotUnretained(at: index, { slot, base in Self.assignMatching(value, to: slot, in: base) }) == true else {
             return false
         }

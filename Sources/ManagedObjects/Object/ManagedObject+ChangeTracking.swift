@@ -36,7 +36,8 @@ extension ManagedObject {
     /// (nor run code that could), and takes a copy of anything it keeps.
     @inline(__always)
     final func withValuesUnretained<R>(_ body: (borrowing PropertyValues) throws -> R) rethrows -> R {
-        guard let storage = values.unmanagedStorage else { return try body(PropertyValues()) }
+        if valueStorage.isCompact && !flags.contains(.fault) { expandCompactRow() }
+        guard let storage = valueStorage.buffer else { return try body(PropertyValues()) }
         // SAFETY: `values` holds the buffer for the call: nothing writes it meanwhile (the
         // caller's promise), and `self` is alive. The values made here are a temporary the
         // optimizer sees the whole life of, so their reference to the guaranteed buffer is
@@ -137,7 +138,7 @@ extension ManagedObject {
     ) -> (added: [ManagedObject], removed: [ManagedObject]) {
         if !relationship.isToMany {
             let old = pending.oldValue as? ManagedObject
-            let new = values.indices.contains(relationship.index) ? values[relationship.index] as? ManagedObject : nil
+            let new = holdsValue(at: relationship.index) ? values[relationship.index] as? ManagedObject : nil
             if old === new { return ([], []) }
             return (new.map { [$0] } ?? [], old.map { [$0] } ?? [])
         }
@@ -158,13 +159,13 @@ extension ManagedObject {
     /// The objects of a to-many slot, in order for ordered relationships.
     final func toManyObjects(at index: Int) -> [ManagedObject] {
         resolveRelationshipFault(at: index)
-        return index < values.count ? Self.objects(inCollection: values[index]) : []
+        return index < valueCount ? Self.objects(inCollection: values[index]) : []
     }
 
     /// Whether a to-many slot holds `object`: O(1) for sets, O(n) for ordered relationships.
     final func toManyContains(_ object: ManagedObject, at index: Int) -> Bool {
         resolveRelationshipFault(at: index)
-        guard index < values.count else { return false }
+        guard index < valueCount else { return false }
         switch values[index] {
         case let set as Set<ManagedObject>: return set.contains(object)
         case let array as [ManagedObject]: return array.contains { $0 === object }
@@ -263,7 +264,7 @@ extension ManagedObject {
         guard relationship.inverseRelationship != nil, let stored else { return }
         if !relationship.isToMany {
             guard let object = stored as? ManagedObject, object.isFault else { return }
-            if relationship.index < values.count, values[relationship.index] as? ManagedObject === object { return }
+            if relationship.index < valueCount, values[relationship.index] as? ManagedObject === object { return }
             try object.fireFaultIfNeeded()
             return
         }
@@ -326,7 +327,7 @@ extension ManagedObject {
         resolveRelationshipFault(at: index)
         // Its IDs could not be read: editing an unknown collection would lose its members (the
         // context's next save reports the failure). No storage: a fault that cannot fire.
-        guard index < values.count, !(values[index] is RelationshipFault) else { return }
+        guard index < valueCount, !(values[index] is RelationshipFault) else { return }
         if relationship.isOrdered {
             let current = toManyObjects(at: index)
             let removedIDs = Set(objects.map(ObjectIdentifier.init))
@@ -362,7 +363,7 @@ extension ManagedObject {
     final func addToToMany(_ relationship: RelationshipDescription, _ objects: [ManagedObject], at position: Int?) {
         let key = relationship.name, index = relationship.index
         resolveRelationshipFault(at: index)
-        guard index < values.count, !(values[index] is RelationshipFault) else { return }  // as in removeFromToMany
+        guard index < valueCount, !(values[index] is RelationshipFault) else { return }  // as in removeFromToMany
         if relationship.isOrdered {
             var array = toManyObjects(at: index)
             let present = Set(array.map(ObjectIdentifier.init))
@@ -405,7 +406,7 @@ extension ManagedObject {
             willChangeValue(forKey: property.name)
             if property is AttributeDescription {
                 try? setPrimitiveValue(old, forKey: property.name)
-            } else if property.index < values.count {
+            } else if property.index < valueCount {
                 values[property.index] = old
             }
             didChangeValue(forKey: property.name)

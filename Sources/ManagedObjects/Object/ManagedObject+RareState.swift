@@ -59,17 +59,28 @@ enum ManagedObjectRowState {
     case batch(FaultBatch)
     /// The state few objects need, holding the row state (in the object's word only).
     case rare(ManagedObjectRareState)
+    /// When the compact row a fault holds in its value word was read (see
+    /// `ObjectValueStorage`; in the object's word only).
+    case compactRow(RowRead)
+    /// The snapshot is the compact row the object holds as its values (see
+    /// `ObjectValueStorage`; in the object's word only).
+    case snapshotInValues
 }
 
 extension ManagedObject {
     /// The row state, wherever the object holds it: in its own word, or in the rare state when
     /// the word holds that. Never `.rare`.
+    /// An object holding a compact row moves it into a buffer first (see
+    /// `expandCompactRow()`): the row state read or written here is never `.compactRow` or
+    /// `.snapshotInValues`.
     final var heldRowState: ManagedObjectRowState {
         @inline(__always) get {
+            if valueStorage.isCompact { expandCompactRow() }
             if case .rare(let state) = rowState { return state.rowState }
             return rowState
         }
         @inline(__always) set {
+            if valueStorage.isCompact { expandCompactRow() }
             if case .rare(let state) = rowState {
                 state.rowState = newValue
             } else {
@@ -87,7 +98,7 @@ extension ManagedObject {
             switch heldRowState {
             case .snapshot(let buffer): return PropertyValues(buffer: buffer)
             case .emptySnapshot: return PropertyValues()
-            case .none, .fetchedRow, .saveSlot, .batch, .rare: return nil
+            case .none, .fetchedRow, .saveSlot, .batch, .rare, .compactRow, .snapshotInValues: return nil
             }
         }
         set {
@@ -98,7 +109,7 @@ extension ManagedObject {
             } else {
                 switch heldRowState {
                 case .snapshot, .emptySnapshot: heldRowState = .none
-                case .none, .fetchedRow, .saveSlot, .batch, .rare: break
+                case .none, .fetchedRow, .saveSlot, .batch, .rare, .compactRow, .snapshotInValues: break
                 }
             }
         }
@@ -113,7 +124,7 @@ extension ManagedObject {
             case .emptySnapshot:
                 snapshot = PropertyValues()
                 heldRowState = .none
-            case .none, .fetchedRow, .saveSlot, .batch, .rare:
+            case .none, .fetchedRow, .saveSlot, .batch, .rare, .compactRow, .snapshotInValues:
                 break
             }
             defer { self.snapshot = snapshot }
@@ -140,7 +151,7 @@ extension ManagedObject {
                     // A fault of a batch given its row by another read stays in its batch.
                     moveBatchToRareState()
                     heldRowState = .fetchedRow(buffer)
-                case .snapshot, .emptySnapshot, .saveSlot, .rare: break
+                case .snapshot, .emptySnapshot, .saveSlot, .rare, .compactRow, .snapshotInValues: break
                 }
             } else if case .fetchedRow = heldRowState {
                 heldRowState = .none
@@ -192,7 +203,7 @@ extension ManagedObject {
                 } else {
                     moveSaveSlotToRareState(newValue)
                 }
-            case .snapshot, .emptySnapshot, .fetchedRow, .batch, .rare:
+            case .snapshot, .emptySnapshot, .fetchedRow, .batch, .rare, .compactRow, .snapshotInValues:
                 moveSaveSlotToRareState(newValue)
             }
         }

@@ -166,7 +166,7 @@ extension ManagedObject {
     public final func hasFault(forRelationshipNamed key: String) -> Bool {
         guard let relationship = entity.relationshipsByName[key] else { return false }
         if isFault { return true }
-        guard relationship.index < values.count else { return false }
+        guard relationship.index < valueCount else { return false }
         let value = values[relationship.index]
         if relationship.isToMany { return value is RelationshipFault }
         return (value.flatMap { asModelObject($0) } as? ManagedObject)?.isFault ?? false
@@ -202,7 +202,7 @@ extension ManagedObject {
     /// and `value` is exactly of the slot's type, as `storedValue(_:for:)` would leave it; whether
     /// it did (false: nothing written, the caller takes the general path).
     final func storeExactValue(_ value: Any, at index: Int) -> Bool {
-        guard !flags.contains(.fault), index < values.count, let kind = values.kind(at: index) else { return false }
+        guard !flags.contains(.fault), index < valueCount, let kind = valueKind(at: index) else { return false }
         @inline(__always)
         func store<T>(_: T.Type) -> Bool {
             guard let exact = ExactExistential.load(value, as: T.self) else { return false }
@@ -242,7 +242,7 @@ extension ManagedObject {
         if flags.contains(.fault) {
             do { try fulfillFault() } catch { failure(error) }
         }
-        return values.count == entity.properties.count
+        return valueCount == entity.properties.count
     }
 
     private func fulfillFault() throws {
@@ -284,7 +284,7 @@ extension ManagedObject {
     @inline(__always)
     final func attributeValue(_ attribute: PropertyDescription, overrides: [Bool]) -> Any? {
         if overrides[attribute.index] { return (try? primitiveValue(forKey: attribute.name)) ?? nil }
-        return attribute.index < values.count ? values[attribute.index] : nil
+        return storedValue(at: attribute.index) ?? nil
     }
 }
 
@@ -325,7 +325,10 @@ extension ManagedObject {
     /// fault for each related record not registered yet; reads nothing from the store.
     @inline(__always)
     final func resolveRelationshipFault(at index: Int) {
-        guard index < values.count, entity.isToManyByIndex[index], values[index] is RelationshipFault else { return }
+        // The to-many test first: reading any other slot leaves a compact row compact.
+        guard index >= 0, index < entity.isToManyByIndex.count, entity.isToManyByIndex[index], index < valueCount,
+              values[index] is RelationshipFault
+        else { return }
         loadRelationshipFault(at: index)
     }
 
@@ -374,7 +377,7 @@ extension ManagedObject {
     /// holding it (the storage's, the snapshot's) then holds one with the IDs.
     final func adoptRelationshipFaultIDs(_ ids: [ManagedObjectID], of fault: RelationshipFault, at index: Int) {
         let read = RelationshipFault(ids: ids, isOrdered: fault.isOrdered)
-        if index < values.count, let held = values[index] as? RelationshipFault, held == fault { values[index] = read }
+        if index < valueCount, let held = values[index] as? RelationshipFault, held == fault { values[index] = read }
         if let held = snapshot?[index] as? RelationshipFault, held == fault { snapshot?[index] = read }
     }
 }

@@ -85,9 +85,9 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
         @inline(__always) set { unmanagedContext = newValue.map { Unmanaged.passUnretained($0) } }
     }
 
-    /// The values of the entity's properties, by property index, typed per the entity's
-    /// layout; empty while a fault.
-    @exclusivity(unchecked) package final var values: PropertyValues
+    /// The values (a buffer, or a fetched object's compact row), or a fault's fetched row
+    /// held compact; see ``values``, which reads and writes them as ``PropertyValues``.
+    @exclusivity(unchecked) final var valueStorage: ObjectValueStorage
     /// The snapshot, the fault's fetched row or the save slot, whichever the object holds (no
     /// object needs two of them at once; see `snapshot`, `fetchedRow` and `saveSlot`), or the
     /// state few objects ever need (changes in progress, a fetch batch; see `rareState`), which
@@ -130,7 +130,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
             let id = fault.pointee.objectID.take().unsafelyUnwrapped
             home = fault.pointee.home?.takeUnretainedValue() ?? entity.homeWithoutContext
             objectKey = id.key
-            values = entity.initialValues
+            valueStorage = ObjectValueStorage(entity.initialValues)
             super.init()
             if fault.pointee.claim(by: self) { return }
             // Another object made inside a subclass's initializer: a new object after all. The
@@ -142,7 +142,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
         }
         home = entity.homeWithoutContext
         objectKey = ManagedObjectID.temporary(for: entity).key
-        values = entity.initialValues
+        valueStorage = ObjectValueStorage(entity.initialValues)
         super.init()
         bindManagedProperties()
         if let context { context.insert(self) }
@@ -164,7 +164,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
         let entity = Self.entity()
         home = entity.homeWithoutContext
         objectKey = ManagedObjectID.temporary(for: entity).key
-        values = entity.initialValues
+        valueStorage = ObjectValueStorage(entity.initialValues)
         super.init()
         bindManagedProperties()
     }
@@ -176,13 +176,14 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
         let entity = Self.entity()
         home = entity.homeWithoutContext
         objectKey = ManagedObjectID.temporary(for: entity).key
-        values = entity.initialValues
+        valueStorage = ObjectValueStorage(entity.initialValues)
         try super.init(coder: coder)
         bindManagedProperties()
     }
 
     deinit {
         context?.objectWillDeinitialize(self)
+        releaseValueStorage()
     }
 
     /// The entity of this class in the most recently made model that names it; a placeholder
@@ -262,6 +263,8 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
         if primitiveProbe == .probing { primitiveProbe = .reachedStorage }
         let property = try modeledProperty(forKey: key)
         try fireFaultIfNeeded()
+        // An attribute or a to-one: read in place (a fetched object's compact row stays compact).
+        if !entity.isToManyByIndex[property.index] { return storedValue(at: property.index) ?? nil }
         if let fault = values[property.index] as? RelationshipFault {
             _ = try relationshipFaultIDs(fault, at: property.index)
         }
@@ -416,7 +419,7 @@ open class ManagedObject: ModelObject, ChangeTrackingObject {
         var text = "<\(String(describing: type(of: self))): 0x\(address)> (entity: \(entity.name); id: \(objectID); data: "
         if isFault { return text + "<fault>)" }
         let fields = entity.properties.map { property -> String in
-            let value = values.indices.contains(property.index) ? values[property.index] : nil
+            let value = holdsValue(at: property.index) ? values[property.index] : nil
             return "\(property.name) = \(Self.describe(value, property: property))"
         }
         text += "{" + fields.joined(separator: "; ") + "})"

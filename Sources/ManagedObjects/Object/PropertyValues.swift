@@ -78,6 +78,18 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
         }
     }
 
+    /// Hands the buffer's reference over as a retained unmanaged one, leaving the storage empty.
+    @inline(__always)
+    mutating func handOverBuffer() -> Unmanaged<PropertyValueBuffer>? {
+        guard let buffer = buffer.take() else { return nil }
+        return Unmanaged.passRetained(buffer)
+    }
+
+    /// Whether the storage has a buffer that nothing else holds.
+    var isUniquelyHeld: Bool {
+        mutating get { isKnownUniquelyReferenced(&buffer) }
+    }
+
     /// Whether the storage has a buffer: false only for a fault's empty storage (an entity
     /// without properties still has one).
     package var hasBuffer: Bool { buffer != nil }
@@ -187,12 +199,17 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
     @inline(__always)
     package func value<Value>(as _: Value.Type, at index: Int) -> Value? {
         guard let buffer else { return nil }
-        return buffer.withSlotIfPresent(at: index) { slot, base in
-            switch slot.kind.match(Value.self) {
-            case .exact: slot.load(Value.self, in: base)
-            case .optional: Self.loadOptional(Value.self, slot, base)
-            case .mismatch: nil
-            }
+        return buffer.withSlotIfPresent(at: index) { slot, base in Self.value(as: Value.self, in: slot, base: base) }
+    }
+
+    /// The value of `slot`, in the slots at `base`, as `Value` when `Value` is the slot's own
+    /// type or its optional; nil otherwise (see ``value(as:at:)``).
+    @inline(__always)
+    static func value<Value>(as _: Value.Type, in slot: PropertyLayout.Slot, base: UnsafeMutableRawPointer) -> Value? {
+        switch slot.kind.match(Value.self) {
+        case .exact: slot.load(Value.self, in: base)
+        case .optional: loadOptional(Value.self, slot, base)
+        case .mismatch: nil
         }
     }
 
@@ -342,7 +359,8 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
         slot.store(value.flatMap { cast($0, to: T.self) ?? convertKeyValue($0, to: T.self) }, in: base)
     }
 
-    private static func box(_ slot: PropertyLayout.Slot, in base: UnsafeMutableRawPointer) -> Any? {
+    /// The value of `slot`, in the slots at `base`, boxed as `Any?`.
+    static func box(_ slot: PropertyLayout.Slot, in base: UnsafeMutableRawPointer) -> Any? {
         switch slot.kind {
         case .int16: return boxed(Int16.self, slot, base)
         case .int32: return boxed(Int32.self, slot, base)
@@ -385,7 +403,8 @@ package struct PropertyValues: RandomAccessCollection, MutableCollection {
         }
     }
 
-    private static func unbox(_ value: Any?, into slot: PropertyLayout.Slot, in base: UnsafeMutableRawPointer) {
+    /// Stores `value`, converted to the slot's type, in `slot` of the slots at `base`.
+    static func unbox(_ value: Any?, into slot: PropertyLayout.Slot, in base: UnsafeMutableRawPointer) {
         switch slot.kind {
         case .int16: unboxed(value, Int16.self, slot, base)
         case .int32: unboxed(value, Int32.self, slot, base)
@@ -579,13 +598,14 @@ final class PropertyValueBuffer: ManagedBuffer<PropertyValueBufferHeader, UInt64
     }
 
     deinit {
-        withUnsafeMutablePointers { header, words in
-            let base = UnsafeMutableRawPointer(words)
-            let layout = header.pointee.layout
-            for index in layout.nontrivialIndexes {
-                let slot = layout.slots[index]
-                Self.deinitialize(slot.kind, at: base + slot.offset)
-            }
+        withUnsafeMutablePointers { header, words in Self.deinitializeSlots(at: UnsafeMutableRawPointer(words), layout: header.pointee.layout) }
+    }
+
+    /// Releases the values of `layout`'s slots at `base` that hold references.
+    static func deinitializeSlots(at base: UnsafeMutableRawPointer, layout: PropertyLayout) {
+        for index in layout.nontrivialIndexes {
+            let slot = layout.slots[index]
+            deinitialize(slot.kind, at: base + slot.offset)
         }
     }
 

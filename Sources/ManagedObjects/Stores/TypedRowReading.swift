@@ -66,10 +66,28 @@ package protocol TypedRowSink {
     /// When the rows the sink receives were read, for a sink whose faults keep their rows: each
     /// row's buffer is made with it (`PropertyValueBufferHeader.rowRead`); nil for others.
     var readOfReceivedRows: RowRead? { get }
+
+    /// Whether the sink takes rows decoded into compact rows (``receiveRow(_:version:compactRow:)``),
+    /// whose slots need no buffer: a fetch's new faults hold them as they are. False by default.
+    var takesCompactRows: Bool { get }
+
+    /// Receives one decoded row as a compact row (see ``takesCompactRows``), which the sink
+    /// then owns: its ID, version and values, as ``receiveRow(_:version:values:)`` does. By
+    /// default the row moves into a buffer for that method.
+    ///
+    /// - Throws: What the sink throws.
+    mutating func receiveRow(_ id: consuming ManagedObjectID, version: Int64, compactRow: consuming CompactRow) throws
 }
 
 extension TypedRowSink {
     package var readOfReceivedRows: RowRead? { nil }
+
+    package var takesCompactRows: Bool { false }
+
+    package mutating func receiveRow(_ id: consuming ManagedObjectID, version: Int64, compactRow: consuming CompactRow) throws {
+        let values = PropertyValues(buffer: compactRow.moveIntoBuffer(layout: id.entity.layout, rowRead: readOfReceivedRows))
+        try receiveRow(id, version: version, values: values)
+    }
 
     package mutating func recentRelatedObject(of entity: EntityDescription, key: ManagedObjectID.Key) -> ManagedObject? { nil }
 }

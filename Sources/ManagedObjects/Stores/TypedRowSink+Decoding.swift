@@ -16,6 +16,7 @@ extension TypedRowSink {
         // slots (each an atomic increment and decrement, which cost more than their
         // instruction counts say).
         let layout = entity.layout
+        if takesCompactRows { return try receiveDecodedCompactRow(of: entity, layout: layout, decode) }
         let buffer = PropertyValueBuffer.make(layout: layout, rowRead: readOfReceivedRows)
         // The writer reaches the sink through a pointer, never a copy: a copy of a sink that
         // gathers objects would make each row's append copy them all.
@@ -36,6 +37,40 @@ extension TypedRowSink {
             }
         }
         let (id, version) = row
+        try receiveRow(consume id, version: version, values: consume values)
+    }
+
+    /// Decodes one row of `entity` as `receiveDecodedRow(of:_:)` does, into a compact row (see
+    /// ``takesCompactRows``): no buffer is made for it. A row with values its slots do not take
+    /// as they are goes into a buffer for their conversion, and on to ``receiveRow(_:version:values:)``.
+    ///
+    /// - Throws: What `decode` and the sink throw; the row is freed.
+    @inline(__always)
+    private mutating func receiveDecodedCompactRow(
+        of entity: EntityDescription, layout: PropertyLayout,
+        _ decode: (inout SlotRowValues<Self>) throws -> (id: ManagedObjectID, version: Int64)
+    ) throws {
+        let row = CompactRow.make(layout: layout)
+        let decoded: (row: (id: ManagedObjectID, version: Int64), deferred: [(index: Int, value: StoreValue)])
+        do {
+            decoded = try withUnsafeMutablePointer(to: &self) { sink in
+                try layout.slots.withUnsafeBufferPointer { slots in
+                    var writer = SlotRowValues(slots: slots, base: row.base, sink: sink)
+                    let decodedRow = try decode(&writer)
+                    return (decodedRow, writer.deferred)
+                }
+            }
+        } catch {
+            row.destroy(layout: layout)
+            throw error
+        }
+        let (id, version) = decoded.row
+        if decoded.deferred.isEmpty { return try receiveRow(consume id, version: version, compactRow: row) }
+        var values = PropertyValues(buffer: row.moveIntoBuffer(layout: layout, rowRead: readOfReceivedRows))
+        let slots = layout.slots
+        for (index, value) in decoded.deferred.sorted(by: { $0.index < $1.index }) {
+            try storeConverted(value, for: entity.properties[index], kind: slots[index].kind, into: &values, of: id)
+        }
         try receiveRow(consume id, version: version, values: consume values)
     }
 }

@@ -35,9 +35,14 @@ import Testing
     }
 
     /// The row state's cases (a snapshot, a fault's row, a save slot, a fault's batch, the rare
-    /// state) share one word: a batch's fault allocates nothing for its batch.
+    /// state, a compact row's read) share one word: a batch's fault allocates nothing for its batch.
     @Test func theRowStateIsOneWord() {
         #expect(MemoryLayout<ManagedObjectRowState>.size == MemoryLayout<Int>.size)
+    }
+
+    /// An object's values, a buffer or a compact row, take one word.
+    @Test func theValueStorageIsOneWord() {
+        #expect(MemoryLayout<ObjectValueStorage>.size == MemoryLayout<Int>.size)
     }
 
     #if canImport(Glibc)
@@ -72,19 +77,23 @@ import Testing
 
     /// What a fetched, fired employee of the sample model costs, allocation by allocation: the
     /// object (72 usable bytes: an 80-byte chunk, glibc's 8-byte header included; its fields take
-    /// 61 bytes, its ten one-byte `@Managed` slots 10), and the one buffer its values and
-    /// snapshot share (120: a 128-byte chunk; a two-word header, the layout and the read of the
-    /// row it was; the unread `directReports` is a one-word slot).
-    @Test func aFiredEmployeeAndItsOneBufferFitTheirAllocationBounds() throws {
+    /// 61 bytes, its ten one-byte `@Managed` slots 10), and the compact row that is its values and
+    /// its snapshot (88: a 96-byte chunk, the ten slots alone; the unread `directReports` is a
+    /// one-word slot). Once its values are needed whole, they move into one buffer shared with
+    /// the snapshot (120: a 128-byte chunk; a two-word object header, the layout and a read).
+    @Test func aFiredEmployeeAndItsCompactRowFitTheirAllocationBounds() throws {
         let (employee, context) = try fetchedEmployee()
         defer { withExtendedLifetime(context) {} }
         #expect(employee.salary == 100)
+        let object = try usableSize(Unmanaged.passUnretained(employee).toOpaque())
+        let row = try #require(employee.valueStorage.compactRow)
+        let rowSize = try usableSize(row.base)
+        #expect(object <= 72, "object of \(object) bytes")
+        #expect(rowSize <= 88, "compact row of \(rowSize) bytes")
         let snapshot = try #require(employee.snapshot)
         #expect(employee.values.isIdentical(to: snapshot))
-        let object = try usableSize(Unmanaged.passUnretained(employee).toOpaque())
         let identity = try #require(employee.values.bufferIdentity)
         let buffer = try usableSize(UnsafeMutableRawPointer(bitPattern: UInt(bitPattern: identity)))
-        #expect(object <= 72, "object of \(object) bytes")
         #expect(buffer <= 120, "buffer of \(buffer) bytes")
     }
 
@@ -103,8 +112,9 @@ import Testing
         #expect(employee.faultBatch == nil)
     }
 
-    /// A fault's row carries when it was read (the object holds no word for it), and firing
-    /// adopts that buffer as the object's values and snapshot.
+    /// A fault's row, once moved into a buffer (here by reading it as `fetchedRow`), carries
+    /// when it was read (the object holds no word for it), and firing adopts that buffer as the
+    /// object's values and snapshot.
     @Test func aFaultsRowCarriesItsReadAndBecomesTheFiredObjectsValues() throws {
         let (employee, context) = try fetchedEmployee()
         defer { withExtendedLifetime(context) {} }
