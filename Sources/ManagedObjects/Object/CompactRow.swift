@@ -65,16 +65,6 @@ package struct CompactRow {
         base.deallocate()
     }
 
-    /// The value at `index` as `Value` when `Value` is the slot's own type or its optional,
-    /// read in place (see ``PropertyValues/value(as:at:)``); nil otherwise.
-    @inline(__always)
-    func value<Value>(as _: Value.Type, at index: Int, layout: PropertyLayout) -> Value? {
-        layout.slots.withUnsafeBufferPointer { slots in
-            guard slots.indices.contains(index) else { return nil }
-            return PropertyValues.value(as: Value.self, in: slots[index], base: base)
-        }
-    }
-
     /// The value at `index`, boxed as `Any?` (see ``PropertyValues``' subscript); nil for an
     /// index outside the layout.
     func boxedValue(at index: Int, layout: PropertyLayout) -> Any?? {

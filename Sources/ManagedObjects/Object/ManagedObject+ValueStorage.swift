@@ -109,8 +109,8 @@ extension ManagedObject {
         return true
     }
 
-    /// Fires the fault holding a compact row read at `read`: the row becomes its values and its
-    /// snapshot, still compact.
+    /// Makes the compact row the fault holds its values and its snapshot, where it is: the
+    /// row state part of firing it (the context checks the row's read and clears the flags).
     final func fireCompactRow() {
         rowState = .snapshotInValues
     }

@@ -204,6 +204,32 @@ import Testing
         #expect(employees[1].firstName == "Grace")
     }
 
+    /// A transient property starts at its default in a compact row as in a buffer.
+    @Test func aCompactRowHoldsTransientPropertiesAtTheirDefaults() throws {
+        let model = try ManagedObjectModel {
+            Entity("Note") {
+                Property("title", .string)
+                Property("draft", .string, transient: true, defaultValue: "unsaved")
+            }
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("CompactRow-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: directory.appendingPathComponent("Store.sqlite"))
+        let writer = Self.makeContext(coordinator)
+        let note = try writer.insertNewObject(forEntityName: "Note")
+        try note.setValue("Groceries", forKey: "title")
+        try note.setValue("changed", forKey: "draft")
+        try writer.save()
+        let reader = Self.makeContext(coordinator)
+        let fetched = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Note")).first)
+        #expect(isCompactFault(fetched))
+        #expect(try fetched.value(forKey: "title") as? String == "Groceries")
+        #expect(try fetched.value(forKey: "draft") as? String == "unsaved")
+        #expect(isCompactAndFired(fetched))
+    }
+
     @Test func aPartialFetchKeepsItsRowsInBuffers() throws {
         let store = try Store()
         var request = FetchRequest<ManagedEmployee>(entityName: "Employee")
